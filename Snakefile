@@ -1,0 +1,18 @@
+# locproj: regenerate the tables and figures of the local-projection papers from raw data.
+from snakemake.utils import min_version
+
+min_version("8.0")
+
+
+configfile: "config/config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/data.smk"
+include: "workflow/rules/splits.smk"
+
+
+rule all:
+    input:
+        all_targets(),
+    default_target: True

@@ -1,0 +1,69 @@
+"""Atomic file writing and provenance shared by every stage of the pipeline."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import platform
+import tempfile
+from pathlib import Path
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike):
+    """Yield a temporary path next to ``path``; rename it onto ``path`` only on success.
+
+    An interrupted or failing writer leaves no file at ``path`` (and no temporary file either).
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
+    """Hex sha256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(chunk), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def config_hash(config) -> str:
+    """Stable short hash of a JSON-serialisable configuration (key order does not matter)."""
+    text = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def package_versions() -> dict[str, str]:
+    """Versions of the packages a result depends on, for provenance attributes."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    names = ["locproj", "numpy", "scipy", "scikit-learn", "h5py", "pandas", "snakemake"]
+    versions = {"python": platform.python_version()}
+    for name in names:
+        try:
+            versions[name] = version(name)
+        except PackageNotFoundError:
+            versions[name] = "absent"
+    return versions
+
+
+def provenance_attrs(config=None, seed=None) -> dict[str, str]:
+    """Attributes recording how a result file was made (store them on the HDF5 root)."""
+    attrs = {f"version_{k}": v for k, v in package_versions().items()}
+    if config is not None:
+        attrs["config_hash"] = config_hash(config)
+    if seed is not None:
+        attrs["seed"] = str(seed)
+    return attrs

@@ -1,0 +1,186 @@
+"""The processed-data format (one HDF5 file per dataset) and the derived views built from it.
+
+``data/processed/{dataset}.h5`` holds
+  ``X``  (n, d) float64 — images flattened row-major, so ``X[i].reshape(h, w)`` is upright;
+  ``y``  (n,) int64 in 0..c−1 (absent for unlabelled data);
+and attributes ``dataset``, ``image_shape`` ((h, w) or an empty array), ``pixel_order``
+('row-major'), ``class_names``, ``source_files``, ``source_sha256``, plus reader extras such as a
+dataset's official partition.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import h5py
+import numpy as np
+
+from .._io import atomic_path, sha256_file
+from .errors import DataError
+from .images import resize_images
+from .readers import RawData, class_names, read_dataset
+
+SCALINGS = ("raw", "unit_interval", "unit_norm")
+
+
+@dataclasses.dataclass
+class Dataset:
+    X: np.ndarray
+    y: np.ndarray | None
+    class_names: list[str]
+    image_shape: tuple[int, int] | None
+    attrs: dict
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.class_names)
+
+
+def encode_labels(raw: RawData, spec: dict) -> tuple[np.ndarray | None, list[str]]:
+    """Map raw labels to 0..c−1 in sorted order of the raw labels; return names in that order."""
+    if raw.labels is None:
+        return None, []
+    _, y = np.unique(raw.labels, return_inverse=True)
+    return y.astype(np.int64), class_names(spec, raw.labels)
+
+
+def prepare_dataset(name: str, spec: dict, raw_paths: list[Path], output: Path, seed: int | None = None) -> Dataset:
+    """Read the raw files of dataset ``name`` and write its processed HDF5 file atomically."""
+    raw_paths = [Path(p) for p in raw_paths]
+    raw = read_dataset(name, spec, raw_paths, seed=seed)
+    check_finite(raw.X, f"dataset {name!r}")
+    y, names = encode_labels(raw, spec)
+    attrs = {
+        "dataset": name,
+        "description": spec.get("description", ""),
+        "source_files": [p.name for p in raw_paths],
+        "source_sha256": [sha256_file(p) for p in raw_paths],
+        **raw.extra,
+    }
+    if spec.get("format") == "waveform_generator":
+        attrs["generator_seed"] = spec.get("seed", seed)
+    data = Dataset(raw.X, y, names, raw.image_shape, attrs)
+    write_dataset(output, data)
+    return data
+
+
+def write_dataset(path: Path, data: Dataset) -> None:
+    with atomic_path(path) as tmp, h5py.File(tmp, "w") as h5:
+        h5.create_dataset("X", data=data.X.astype(np.float64))
+        if data.y is not None:
+            h5.create_dataset("y", data=data.y.astype(np.int64))
+        h5.attrs["image_shape"] = np.array(data.image_shape or (), dtype=np.int64)
+        h5.attrs["pixel_order"] = "row-major"
+        h5.attrs["class_names"] = np.array(data.class_names, dtype=h5py.string_dtype())
+        for key, value in data.attrs.items():
+            h5.attrs[key] = _attr(value)
+
+
+def _attr(value):
+    if isinstance(value, (list, tuple)):
+        return np.array([str(v) for v in value], dtype=h5py.string_dtype())
+    return value
+
+
+def read_dataset_file(path: str | Path) -> Dataset:
+    """Load a processed or derived HDF5 file."""
+    try:
+        with h5py.File(path, "r") as h5:
+            X = h5["X"][()]
+            y = h5["y"][()] if "y" in h5 else None
+            attrs = {k: _plain(v) for k, v in h5.attrs.items()}
+    except (OSError, KeyError) as error:
+        raise DataError(f"cannot read dataset file {path}: {error}; delete it and rebuild it") from error
+    shape = tuple(int(v) for v in attrs.pop("image_shape", ())) or None
+    names = list(attrs.pop("class_names", []))
+    return Dataset(X, y, names, shape, attrs)
+
+
+def _plain(value):
+    if isinstance(value, np.ndarray) and value.dtype.kind == "O":
+        return [v.decode() if isinstance(v, bytes) else str(v) for v in value]
+    if isinstance(value, bytes):
+        return value.decode()
+    return value
+
+
+def check_finite(X: np.ndarray, what: str) -> None:
+    bad = ~np.isfinite(X)
+    if bad.any():
+        rows = np.flatnonzero(bad.any(axis=1))
+        raise DataError(
+            f"{what}: {bad.sum()} NaN/inf feature values in {len(rows)} samples (first rows {rows[:5].tolist()}); "
+            "clean or impute them before use"
+        )
+
+
+# --- derived views -----------------------------------------------------------------------------
+
+
+def derive_view(data: Dataset, view: dict, name: str = "view") -> Dataset:
+    """Apply a view's ``relabel``, ``resize`` and ``scale`` options (in that order) to ``data``."""
+    X, y, names, shape = data.X, data.y, data.class_names, data.image_shape
+    attrs = dict(data.attrs, view=name, source_dataset=data.attrs.get("dataset", ""))
+    if view.get("relabel"):
+        keep, y, names = relabel(y, names, view["relabel"], name)
+        X = X[keep]
+        attrs["source_indices"] = np.flatnonzero(keep)
+    if view.get("resize"):
+        if shape is None:
+            raise DataError(f"view {name!r}: cannot resize, dataset {attrs['source_dataset']!r} is not images")
+        new_shape = tuple(int(v) for v in view["resize"])
+        X, shape = resize_images(X, shape, new_shape), new_shape
+    X = scale(X, view.get("scale", "raw"))
+    attrs["scale"] = view.get("scale", "raw")
+    return Dataset(X, y, names, shape, attrs)
+
+
+def relabel(y, class_names: list[str], groups: dict, view: str = "view"):
+    """Merge classes: ``groups`` maps each new class name to the old class names it contains.
+
+    An entry ``{"all_except": [...]}`` means every class not listed there. Classes in no group are
+    dropped. Returns (mask of kept samples, new labels of kept samples, new class names).
+    """
+    if y is None:
+        raise DataError(f"view {view!r}: the dataset has no labels to relabel")
+    index = {name: i for i, name in enumerate(class_names)}
+    new_label = np.full(len(class_names), -1)
+    for new, members in enumerate(groups.values()):
+        if isinstance(members, dict):
+            excluded = set(members["all_except"])
+            members = [name for name in class_names if name not in excluded]
+            _check_known(excluded, index, view)
+        _check_known(members, index, view)
+        for member in members:
+            if new_label[index[member]] >= 0:
+                raise DataError(f"view {view!r}: class {member!r} is in two groups")
+            new_label[index[member]] = new
+    mapped = new_label[y]
+    keep = mapped >= 0
+    return keep, mapped[keep].astype(np.int64), [str(k) for k in groups]
+
+
+def _check_known(members, index, view):
+    unknown = [m for m in members if m not in index]
+    if unknown:
+        raise DataError(f"view {view!r}: unknown classes {unknown}; the dataset has {sorted(index)}")
+
+
+def scale(X: np.ndarray, how: str) -> np.ndarray:
+    """'raw' (unchanged), 'unit_interval' (min–max over the whole set to [0, 1]), 'unit_norm' (rows of norm 1)."""
+    if how == "raw":
+        return X
+    if how == "unit_interval":
+        low, high = X.min(), X.max()
+        return (X - low) / (high - low) if high > low else X - low
+    if how == "unit_norm":
+        norms = np.linalg.norm(X, axis=1, keepdims=True)
+        return X / np.where(norms > 0, norms, 1.0)
+    raise DataError(f"unknown scaling {how!r}; use one of {SCALINGS}")
+
+
+def write_view(data: Dataset, view: dict, name: str, output: Path) -> Dataset:
+    derived = derive_view(data, view, name)
+    write_dataset(Path(output), derived)
+    return derived

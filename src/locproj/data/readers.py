@@ -1,0 +1,182 @@
+"""Readers turning raw benchmark files into (X, labels, image shape).
+
+Each reader takes the dataset's config entry (its options) and the paths of its raw files, and
+returns a :class:`RawData`. Images come out row-major: ``X[i].reshape(h, w)`` is upright.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+
+from .errors import DataError
+from .waveform import generate_waveform
+
+
+@dataclasses.dataclass
+class RawData:
+    X: np.ndarray                      # (n_samples, n_features) float64
+    labels: np.ndarray | None          # raw labels (any type) or None when unlabelled
+    image_shape: tuple[int, int] | None = None
+    extra: dict = dataclasses.field(default_factory=dict)   # attributes to keep (e.g. partitions)
+
+
+def read_dataset(name: str, spec: dict, paths: list[Path], seed: int | None = None) -> RawData:
+    """Dispatch on ``spec['format']``."""
+    fmt = spec.get("format")
+    readers = {
+        "mat": read_mat,
+        "csv": read_csv,
+        "sklearn_digits": lambda spec, paths: read_sklearn_digits(),
+        "waveform_generator": lambda spec, paths: _generated_waveform(spec, seed),
+    }
+    if fmt not in readers:
+        raise DataError(f"dataset {name!r}: unknown format {fmt!r}; use one of {sorted(readers)}")
+    try:
+        return readers[fmt](spec, paths)
+    except DataError as error:
+        raise DataError(f"dataset {name!r}: {error}") from error
+
+
+# --- MATLAB files ------------------------------------------------------------------------------
+
+
+def _loadmat(path: Path) -> dict:
+    import scipy.io
+
+    try:
+        return scipy.io.loadmat(path)
+    except NotImplementedError as error:  # MATLAB v7.3 (HDF5) file
+        raise DataError(f"{path} is a MATLAB v7.3 file, which is not supported: re-save it with -v7") from error
+    except Exception as error:  # scipy raises ValueError, TypeError, OSError on corrupt files
+        raise DataError(
+            f"cannot read MATLAB file {path} ({type(error).__name__}: {error}); it is truncated or "
+            "corrupt: delete it and run again so that it is fetched and verified afresh"
+        ) from error
+
+
+def _variable(contents: dict, var: str, path: Path) -> np.ndarray:
+    if var not in contents:
+        found = sorted(k for k in contents if not k.startswith("__"))
+        raise DataError(f"{path} has no variable {var!r} (it has {found})")
+    return np.asarray(contents[var])
+
+
+def read_mat(spec: dict, paths: list[Path]) -> RawData:
+    """Read a .mat file whose samples are the rows or columns of one or more matrices."""
+    if len(paths) != 1:
+        raise DataError(f"format 'mat' reads exactly one file, got {len(paths)}")
+    path = paths[0]
+    contents = _loadmat(path)
+    blocks = [_variable(contents, v, path) for v in _as_list(spec["x_var"])]
+    if spec.get("samples_in", "rows") == "columns":
+        blocks = [block.T for block in blocks]
+    X = np.concatenate([b.reshape(b.shape[0], -1) for b in blocks]).astype(np.float64)
+    image_shape = tuple(spec["image_shape"]) if spec.get("image_shape") else None
+    if image_shape is not None:
+        X = to_row_major(X, image_shape, spec.get("pixel_order", "C"))
+    labels = _mat_labels(spec, contents, path, len(X))
+    extra = {}
+    if len(blocks) > 1:
+        extra["partition_sizes"] = np.array([len(b) for b in blocks])
+        extra["partition_names"] = np.array(_as_list(spec["x_var"]), dtype="S")
+    return RawData(X, labels, image_shape, extra)
+
+
+def _mat_labels(spec: dict, contents: dict, path: Path, n: int) -> np.ndarray | None:
+    if "y_var" in spec:
+        labels = np.concatenate([_variable(contents, v, path).ravel() for v in _as_list(spec["y_var"])])
+        labels = labels.astype(np.int64)
+    elif "labels_from_index" in spec:
+        labels = np.arange(n) // int(spec["labels_from_index"]) + 1
+    else:
+        return None
+    if len(labels) != n:
+        raise DataError(f"{path}: {len(labels)} labels for {n} samples")
+    mapping = {int(k): int(v) for k, v in (spec.get("label_map") or {}).items()}
+    return np.array([mapping.get(int(label), int(label)) for label in labels], dtype=np.int64)
+
+
+def to_row_major(X: np.ndarray, image_shape: tuple[int, int], order: str) -> np.ndarray:
+    """Rewrite each row of ``X`` (an image flattened in ``order``) as a row-major flattened image."""
+    h, w = image_shape
+    if X.shape[1] != h * w:
+        raise DataError(f"rows have {X.shape[1]} values, which is not an image of shape {h}x{w}")
+    if order == "C":
+        return np.ascontiguousarray(X)
+    if order != "F":
+        raise DataError(f"pixel_order must be 'C' or 'F', got {order!r}")
+    return np.ascontiguousarray(X.reshape(-1, w, h).transpose(0, 2, 1).reshape(len(X), h * w))
+
+
+# --- text files --------------------------------------------------------------------------------
+
+
+def read_csv(spec: dict, paths: list[Path]) -> RawData:
+    """Comma-separated numbers with the label in the first or last column; files concatenated."""
+    rows = [row for path in paths for row in _csv_rows(path, spec)]
+    if not rows:
+        raise DataError(f"no data rows in {[str(p) for p in paths]}")
+    label_index = 0 if spec.get("label_column", "last") == "first" else -1
+    labels = np.array([row[label_index] for row in rows])
+    features = [row[1:] if label_index == 0 else row[:-1] for row in rows]
+    widths = {len(row) for row in features}
+    if len(widths) != 1:
+        raise DataError(f"rows have different numbers of features {sorted(widths)} in {paths}")
+    try:
+        X = np.array(features, dtype=np.float64)
+    except ValueError as error:
+        raise DataError(f"non-numeric feature value in {paths}: {error}") from error
+    return RawData(X, labels, None)
+
+
+def _csv_rows(path: Path, spec: dict):
+    skip = tuple(spec.get("skip_prefixes", ()))
+    try:
+        lines = Path(path).read_text().splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise DataError(f"cannot read text file {path}: {error}") from error
+    for number, line in enumerate(lines[int(spec.get("header_lines", 0)):], start=1):
+        line = line.strip()
+        if not line or (skip and line.startswith(skip)):
+            continue
+        yield [field.strip() for field in line.split(",")]
+
+
+# --- built-in and generated data ---------------------------------------------------------------
+
+
+def read_sklearn_digits() -> RawData:
+    from sklearn.datasets import load_digits
+
+    digits = load_digits()
+    return RawData(digits.data.astype(np.float64), digits.target.astype(np.int64), (8, 8))
+
+
+def _generated_waveform(spec: dict, seed: int | None) -> RawData:
+    n = int(spec.get("n_samples", 5000))
+    X, y = generate_waveform(n, seed=spec.get("seed", seed))
+    return RawData(X, y, None)
+
+
+# --- helpers -----------------------------------------------------------------------------------
+
+
+def _as_list(value) -> list:
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def class_names(spec: dict, labels: np.ndarray) -> list[str]:
+    """Readable names of the sorted unique raw labels: from the ``class_names`` mapping, the
+    ``class_name_format`` pattern, or the labels themselves."""
+    mapping = {str(k): str(v) for k, v in (spec.get("class_names") or {}).items()}
+    pattern = spec.get("class_name_format", "{}")
+    names = []
+    for label in np.unique(labels):
+        key = str(label.item() if hasattr(label, "item") else label)
+        if mapping and key not in mapping:
+            raise DataError(f"class_names has no entry for label {key!r}")
+        names.append(mapping.get(key) or pattern.format(key))
+    return names

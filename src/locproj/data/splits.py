@@ -1,0 +1,116 @@
+"""Seeded train/test splits, reproducible across machines.
+
+Every random draw uses an explicit ``numpy.random.Generator(PCG64(seed))`` whose seed is derived
+from the config's master seed and the split's identity (dataset name, m), never from global state.
+"""
+
+from __future__ import annotations
+
+import zlib
+from pathlib import Path
+
+import h5py
+import numpy as np
+
+from .._io import atomic_path
+from .errors import DataError
+
+
+def derived_seed(master_seed: int, *parts) -> int:
+    """A 63-bit seed determined by ``master_seed`` and ``parts`` (strings or ints), stable everywhere."""
+    words = [int(master_seed)] + [zlib.crc32(str(p).encode()) for p in parts]
+    return int(np.random.SeedSequence(words).generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
+
+
+def _generator(seed: int) -> np.random.Generator:
+    return np.random.Generator(np.random.PCG64(seed))
+
+
+def per_class_splits(y: np.ndarray, m: int, n_splits: int, seed: int, class_names=None):
+    """``n_splits`` splits with ``m`` training samples per class and the rest as test.
+
+    Returns (train, test): int64 arrays of shape (n_splits, m·c) and (n_splits, n − m·c), each row
+    sorted. A class with ≤ m samples (no test sample left) is an error naming the class.
+    """
+    classes, counts = np.unique(y, return_counts=True)
+    small = [(c, n) for c, n in zip(classes, counts) if n <= m]
+    if small:
+        described = ", ".join(f"{_name(c, class_names)} ({n} samples)" for c, n in small)
+        raise DataError(
+            f"m={m} training samples per class needs more than {m} samples in every class; "
+            f"too small: {described}. Choose a smaller m."
+        )
+    rng = _generator(seed)
+    members = [np.flatnonzero(y == c) for c in classes]
+    train = np.empty((n_splits, m * len(classes)), dtype=np.int64)
+    for split in range(n_splits):
+        train[split] = np.sort(np.concatenate([rng.permutation(idx)[:m] for idx in members]))
+    test = np.stack([np.setdiff1d(np.arange(len(y)), row) for row in train])
+    return train, test
+
+
+def holdout_split(y: np.ndarray, seed: int, test_fraction: float = 1 / 3, n_repeats: int = 5, n_folds: int = 2):
+    """The LPK protocol (paper 002 §6.3): a stratified random third as test; the rest resampled by
+    ``n_repeats`` × ``n_folds`` stratified cross-validation (5×2 by default).
+
+    Returns (train, test, folds) where folds is a list of (fit, validation) index arrays into the
+    whole data set.
+    """
+    rng = _generator(seed)
+    test_parts, train_parts = [], []
+    for c in np.unique(y):
+        idx = rng.permutation(np.flatnonzero(y == c))
+        n_test = int(round(len(idx) * test_fraction))
+        if n_test == 0 or n_test == len(idx):
+            raise DataError(f"class {c} has {len(idx)} samples: too few for a stratified holdout")
+        test_parts.append(idx[:n_test])
+        train_parts.append(idx[n_test:])
+    train, test = np.sort(np.concatenate(train_parts)), np.sort(np.concatenate(test_parts))
+    folds = []
+    for _ in range(n_repeats):
+        assignment = np.empty(len(train), dtype=np.int64)
+        for c in np.unique(y[train]):
+            where = np.flatnonzero(y[train] == c)
+            assignment[rng.permutation(where)] = np.arange(len(where)) % n_folds
+        for k in range(n_folds):
+            folds.append((train[assignment != k], train[assignment == k]))
+    return train, test, folds
+
+
+def write_splits(path: Path, train, test, attrs: dict, folds=None) -> None:
+    with atomic_path(path) as tmp, h5py.File(tmp, "w") as h5:
+        h5.create_dataset("train", data=train)
+        h5.create_dataset("test", data=test)
+        for k, (fit, validation) in enumerate(folds or []):
+            h5.create_dataset(f"folds/{k}/fit", data=fit)
+            h5.create_dataset(f"folds/{k}/validation", data=validation)
+        for key, value in attrs.items():
+            h5.attrs[key] = value
+
+
+def read_splits(path: str | Path) -> dict:
+    with h5py.File(path, "r") as h5:
+        out = {"train": h5["train"][()], "test": h5["test"][()], "attrs": dict(h5.attrs)}
+        if "folds" in h5:
+            out["folds"] = [(h5[f"folds/{k}/fit"][()], h5[f"folds/{k}/validation"][()]) for k in sorted(h5["folds"], key=int)]
+    return out
+
+
+def make_splits(y, mode: str, m: int | None, n_splits: int, master_seed: int, name: str, class_names=None):
+    """Build the splits of one (dataset, m) or holdout request; returns (train, test, folds, attrs)."""
+    if y is None:
+        raise DataError(f"dataset {name!r} has no labels: it cannot be split per class")
+    if mode == "holdout":
+        seed = derived_seed(master_seed, name, "holdout")
+        train, test, folds = holdout_split(y, seed)
+        return train[None], test[None], folds, {"mode": "holdout", "seed": seed, "dataset": name}
+    seed = derived_seed(master_seed, name, m)
+    train, test = per_class_splits(y, m, n_splits, seed, class_names)
+    attrs = {"mode": "per_class", "m": m, "n_splits": n_splits, "seed": seed, "dataset": name}
+    return train, test, None, attrs
+
+
+def _name(label, class_names) -> str:
+    if class_names is not None and len(class_names) > int(label):
+        return f"class {class_names[int(label)]!r} (label {label})"
+    return f"class {label}"

@@ -1,0 +1,25 @@
+"""Glue for the thin scripts under workflow/scripts: logging to the rule's log, BLAS threads."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from threadpoolctl import threadpool_limits
+
+
+def run_rule(snakemake, main) -> None:
+    """Run ``main(snakemake)`` with its log in ``snakemake.log[0]`` and BLAS/OpenMP threads limited
+    to the rule's ``threads``. Errors are logged in full and re-raised, so the job fails."""
+    handlers = [logging.StreamHandler(sys.stderr)]
+    if snakemake.log:
+        handlers.append(logging.FileHandler(snakemake.log[0], mode="w"))
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+                        handlers=handlers, force=True)
+    log = logging.getLogger(f"locproj.rule.{snakemake.rule}")
+    try:
+        with threadpool_limits(limits=max(1, int(snakemake.threads))):
+            main(snakemake)
+    except Exception:
+        log.exception("rule %s failed for %s", snakemake.rule, dict(snakemake.wildcards))
+        raise

@@ -1,0 +1,54 @@
+# Raw files → one verified HDF5 per dataset → derived views.
+
+
+rule fetch:
+    output:
+        "data/raw/{dataset}/{file}",
+    log:
+        "logs/fetch/{dataset}/{file}.log",
+    params:
+        spec=lambda wc: file_spec(wc.dataset, wc.file),
+        mirror=MIRROR,
+    localrule: True
+    retries: 0
+    conda:
+        "../envs/locproj.yaml"
+    script:
+        "../scripts/fetch.py"
+
+
+rule prepare:
+    input:
+        raw_paths,
+    output:
+        "data/processed/{dataset}.h5",
+    log:
+        "logs/prepare/{dataset}.log",
+    params:
+        spec=lambda wc: DATASETS[wc.dataset],
+        seed=config["seed"],
+    conda:
+        "../envs/locproj.yaml"
+    script:
+        "../scripts/prepare.py"
+
+
+rule derive_view:
+    input:
+        lambda wc: data_file(VIEWS[wc.view]["dataset"]),
+    output:
+        "data/views/{view}.h5",
+    log:
+        "logs/views/{view}.log",
+    params:
+        view=lambda wc: VIEWS[wc.view],
+    conda:
+        "../envs/locproj.yaml"
+    script:
+        "../scripts/derive_view.py"
+
+
+rule datasets:
+    input:
+        [data_file(name) for name in buildable_datasets()],
+    default_target: False

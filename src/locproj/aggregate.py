@@ -1,0 +1,397 @@
+"""Result files -> Table 2 style tables, significance bolding, comparison with the paper, figures.
+
+Documented rules
+----------------
+* Errors are reported in percent; ``std_error`` is the sample standard deviation
+  over splits (``ddof=1``); ``mean_dim`` is the mean chosen p (NaN for ``raw``).
+* A method is ``best`` in its (dataset, m) row when, for **every** other method of
+  the row, the one-sided Wilcoxon rank-sum test (:func:`scipy.stats.ranksums`,
+  ``alternative='less'``: its split errors are stochastically smaller) gives
+  ``p < alpha`` with ``alpha = 0.01`` (the paper: "significantly better than the
+  others ... significance level of 0.01"). With ``alternative='two-sided'`` the
+  method must also have the lower rank sum. At most one method per row can be best;
+  a row with fewer than two methods has none.
+* Tables depend only on (dataset, m, method, split, test_error, p); timings and
+  provenance are never read into them, so reruns give byte-identical CSV/MD/TeX.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy.stats import ranksums
+
+from locproj._io import atomic_path
+from locproj.selection import read_result
+
+ID_COLUMNS = ["experiment", "dataset", "m", "method", "split"]
+ROW_KEYS = ["dataset", "m"]
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def collect(paths: Iterable) -> pd.DataFrame:
+    """One row per result file.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``experiment, dataset, m, method, split, classifier, test_error``
+        (fraction), ``p``, ``projected``, ``params`` (JSON) and one ``param_<name>``
+        column per hyper-parameter; sorted by the identification columns.
+    """
+    rows = []
+    for path in paths:
+        result = read_result(path)
+        row = {key: result.get(key) for key in ID_COLUMNS}
+        row.update(
+            classifier=result["classifier"], test_error=result["test_error"], p=result["p"],
+            projected=bool(result["projected"]),
+            params=json.dumps(result["params"], sort_keys=True),
+        )
+        row.update({f"param_{name}": value for name, value in result["params"].items()})
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    if frame.empty:
+        return frame
+    return frame.sort_values(ID_COLUMNS, kind="mergesort", ignore_index=True)
+
+
+def collect_cv_curves(paths: Iterable) -> pd.DataFrame:
+    """Long table of CV error (%) vs p, minimised over the grid at each p, one row per (file, p)."""
+    frames = []
+    for path in paths:
+        result = read_result(path)
+        if result["cv_error"] is None or result["cv_error"].size == 0:
+            continue
+        with np.errstate(all="ignore"):
+            curve = np.min(result["cv_error"], axis=0) * 100  # NaN if any grid point lacks p
+        frame = pd.DataFrame({"p": np.arange(1, curve.size + 1), "cv_error": curve})
+        for key in ID_COLUMNS:
+            frame.insert(0, key, result.get(key))
+        frames.append(frame)
+    if not frames:
+        return pd.DataFrame(columns=ID_COLUMNS + ["p", "cv_error"])
+    return pd.concat(frames, ignore_index=True).sort_values(ID_COLUMNS + ["p"], kind="mergesort", ignore_index=True)
+
+
+# --------------------------------------------------------------------------- summary and significance
+
+
+def significantly_best(errors_by_method: Mapping, alpha=0.01, alternative="less") -> dict:
+    """Which methods are significantly better than every other one (Wilcoxon rank-sum).
+
+    Parameters
+    ----------
+    errors_by_method : mapping of str to array-like
+        Split errors of each method in one (dataset, m) row.
+    alpha : float
+        Significance level.
+    alternative : {'less', 'two-sided'}
+        Sidedness of :func:`scipy.stats.ranksums`; see the module docstring.
+
+    Returns
+    -------
+    dict of str to bool
+    """
+    if alternative not in ("less", "two-sided"):
+        raise ValueError("alternative must be 'less' or 'two-sided'")
+
+    def better(a, b):
+        test = ranksums(a, b, alternative=alternative)
+        return test.pvalue < alpha and (alternative == "less" or test.statistic < 0)
+
+    errors = {name: np.asarray(values, dtype=float) for name, values in errors_by_method.items()}
+    return {
+        name: len(errors) > 1 and all(better(errors[name], other) for o, other in errors.items() if o != name)
+        for name in errors
+    }
+
+
+def _ordered(values, order=None):
+    present = list(dict.fromkeys(values))
+    if order is None:
+        return sorted(present)
+    return [value for value in order if value in present]
+
+
+def summarise(df: pd.DataFrame, methods_order: Sequence | None = None, *, alpha=0.01, alternative="less"):
+    """One row per (dataset, m, method): errors in %, mean chosen p and significance.
+
+    Parameters
+    ----------
+    df : DataFrame
+        Output of :func:`collect` (one experiment).
+    methods_order : sequence of str, optional
+        Methods to keep, in column order; default all, sorted.
+    alpha, alternative
+        See :func:`significantly_best`.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``dataset, m, method, mean_error, std_error`` (%, ddof=1),
+        ``mean_dim`` (NaN when not projected), ``n_splits, best``.
+    """
+    methods = _ordered(df["method"], methods_order)
+    df = df[df["method"].isin(methods)]
+    rows = []
+    for (dataset, m), group in df.groupby(ROW_KEYS, sort=True):
+        by_method = {name: part.sort_values("split") for name, part in group.groupby("method")}
+        best = significantly_best(
+            {name: part["test_error"] for name, part in by_method.items()}, alpha=alpha, alternative=alternative
+        )
+        for name in _ordered(by_method, methods):
+            part = by_method[name]
+            errors = 100 * part["test_error"].to_numpy(dtype=float)
+            rows.append({
+                "dataset": dataset, "m": int(m), "method": name,
+                "mean_error": errors.mean(), "std_error": errors.std(ddof=1) if errors.size > 1 else np.nan,
+                "mean_dim": part["p"].mean() if part["projected"].all() else np.nan,
+                "n_splits": int(errors.size), "best": bool(best[name]),
+            })
+    return pd.DataFrame(rows, columns=["dataset", "m", "method", "mean_error", "std_error", "mean_dim", "n_splits", "best"])
+
+
+# --------------------------------------------------------------------------- text writers
+
+
+def write_text(path, text: str) -> None:
+    """Write UTF-8 text with ``\\n`` line endings atomically."""
+    with atomic_path(path) as tmp:
+        Path(tmp).write_bytes(text.encode("utf-8"))
+
+
+def _frame_to_csv(frame: pd.DataFrame) -> str:
+    buffer = io.StringIO()
+    frame.to_csv(buffer, index=False, lineterminator="\n", float_format="%.10g")
+    return buffer.getvalue()
+
+
+def _frame_to_markdown(frame: pd.DataFrame) -> str:
+    cells = frame.map(lambda value: "" if pd.isna(value) else str(value).replace("|", "\\|"))
+    lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "---|" * frame.shape[1]]
+    lines += ["| " + " | ".join(row) + " |" for row in cells.itertuples(index=False)]
+    return "\n".join(lines) + "\n"
+
+
+_STYLES = {
+    "plain": {"pm": " ± ", "bold": "**{}**"},
+    "tex": {"pm": " $\\pm$ ", "bold": "\\textbf{{{}}}"},
+}
+
+
+def format_cell(mean, std, dim=np.nan, best=False, style="plain") -> str:
+    """``'mean ± std (dim)'`` with one decimal, the ``mean ± std`` part bold when ``best``."""
+    pm, bold = _STYLES[style]["pm"], _STYLES[style]["bold"]
+    text = f"{mean:.1f}{pm}{std:.1f}"
+    text = bold.format(text) if best else text
+    return text if np.isnan(dim) else f"{text} ({dim:.1f})"
+
+
+def wide_table(summary: pd.DataFrame, methods_order=None, method_labels=None, dataset_order=None, style="plain"):
+    """Rows dataset x m, one formatted column per method, like the paper's Table 2."""
+    labels = dict(method_labels or {})
+    methods = _ordered(summary["method"], methods_order)
+    datasets = _ordered(summary["dataset"], dataset_order)
+    cells = summary.assign(
+        cell=[format_cell(r.mean_error, r.std_error, r.mean_dim, r.best, style) for r in summary.itertuples()]
+    )
+    table = cells.pivot(index=ROW_KEYS, columns="method", values="cell").reindex(columns=methods).fillna("")
+    table = table.reset_index()
+    table["dataset"] = pd.Categorical(table["dataset"], categories=datasets, ordered=True)
+    table = table.dropna(subset=["dataset"]).sort_values(ROW_KEYS, kind="mergesort", ignore_index=True)
+    table["dataset"] = table["dataset"].astype(str)
+    table.columns.name = None
+    return table.rename(columns={name: labels.get(name, name) for name in methods})
+
+
+def _tex_escape(text) -> str:
+    return str(text).replace("_", "\\_").replace("%", "\\%").replace("&", "\\&")
+
+
+def _to_latex(table: pd.DataFrame) -> str:
+    header = " & ".join(_tex_escape(c) for c in ["Dataset", "$m$", *table.columns[2:]]) + " \\\\"
+    lines = ["\\begin{tabular}{lr" + "c" * (table.shape[1] - 2) + "}", "\\toprule", header]
+    previous = None
+    for row in table.itertuples(index=False):
+        dataset, rest = row[0], [str(v) for v in row[1:]]
+        if dataset != previous:
+            lines.append("\\midrule")
+        name = _tex_escape(dataset) if dataset != previous else ""
+        lines.append(" & ".join([name, *rest]) + " \\\\")
+        previous = dataset
+    lines += ["\\bottomrule", "\\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+def write_tables(summary, out_dir, *, stem="table", methods_order=None, method_labels=None,
+                 dataset_order=None) -> list[Path]:
+    """Write ``<stem>.csv``, ``<stem>.md``, ``<stem>.tex`` (Table 2 layout) and ``<stem>_summary.csv`` (long).
+
+    Datasets missing from ``dataset_order`` (when given) are left out of the wide tables.
+
+    Bold is ``**...**`` in CSV/Markdown and ``\\textbf{...}`` in LaTeX.
+
+    Returns
+    -------
+    list of Path
+    """
+    out_dir = Path(out_dir)
+    options = dict(methods_order=methods_order, method_labels=method_labels, dataset_order=dataset_order)
+    plain = wide_table(summary, **options)
+    outputs = {
+        f"{stem}.csv": _frame_to_csv(plain),
+        f"{stem}.md": _frame_to_markdown(plain),
+        f"{stem}.tex": _to_latex(wide_table(summary, style="tex", **options)),
+        f"{stem}_summary.csv": _frame_to_csv(summary),
+    }
+    for name, text in outputs.items():
+        write_text(out_dir / name, text)
+    return [out_dir / name for name in outputs]
+
+
+# --------------------------------------------------------------------------- comparison with the paper
+
+
+def _reason_key(key):
+    """``(dataset, m, method)`` from a tuple or a ``'dataset/m/method'`` string (shorter = wildcards)."""
+    parts = key.split("/") if isinstance(key, str) else list(key)
+    return tuple(None if k in (None, "*") else k for k in (parts + [None] * 3)[:3])
+
+
+def _reason_lookup(reasons):
+    """Normalise reasons to ``[((dataset, m, method), text)]``, most specific first; None / '*' match all."""
+    if not reasons:
+        return []
+    items = reasons.items() if isinstance(reasons, Mapping) else (
+        ((r.get("dataset"), r.get("m"), r.get("method")), r["reason"]) for r in reasons
+    )
+    normalised = [(_reason_key(key), text) for key, text in items]
+    return sorted(normalised, key=lambda item: sum(k is None for k in item[0]))
+
+
+def _reason_for(lookup, key) -> str:
+    for pattern, text in lookup:
+        if all(p is None or str(p) == str(k) for p, k in zip(pattern, key)):
+            return text
+    return ""
+
+
+def compare(ours: pd.DataFrame, published: pd.DataFrame, reasons=None, dataset_names=None) -> pd.DataFrame:
+    """Published vs reproduced numbers, one row per published (dataset, m, method).
+
+    Parameters
+    ----------
+    ours : DataFrame
+        Output of :func:`summarise`.
+    published : DataFrame
+        Columns ``dataset, m, method, mean_error, std_error`` and optionally ``mean_dim`` (%).
+        An optional ``best`` column is carried over as ``published_best``.
+    reasons : mapping or list of dict, optional
+        ``{(dataset, m, method): text}``, ``{"dataset/m/method": text}`` or
+        ``[{dataset, m, method, reason}]``, with the paper's dataset names; a missing
+        key, None or ``'*'`` matches anything, the most specific entry wins.
+    dataset_names : mapping, optional
+        Our dataset name -> the paper's row it is compared with (e.g. ``{"pie_pose27": "pie"}``).
+
+    Returns
+    -------
+    DataFrame
+        ``dataset, m, method, published_mean, published_std, published_dim, ours_mean,
+        ours_std, ours_dim, difference`` (ours - published, percentage points),
+        ``published_best, ours_best, reason``.
+    """
+    keys = ["dataset", "m", "method"]
+    values = {"mean_error": "mean", "std_error": "std", "mean_dim": "dim", "best": "best"}
+    published = published.assign(
+        mean_dim=published.get("mean_dim", np.nan), best=published.get("best", "unknown")
+    )
+    ours = ours.assign(dataset=ours["dataset"].replace(dict(dataset_names or {})))
+
+    def side(frame, prefix):
+        return frame[keys + list(values)].rename(columns={c: f"{prefix}_{s}" for c, s in values.items()})
+
+    merged = side(published, "published").merge(side(ours, "ours"), on=keys, how="left")
+    merged["difference"] = merged["ours_mean"] - merged["published_mean"]
+    lookup = _reason_lookup(reasons)
+    merged["reason"] = [_reason_for(lookup, key) for key in merged[keys].itertuples(index=False)]
+    order = keys + ["published_mean", "published_std", "published_dim", "ours_mean", "ours_std", "ours_dim",
+                    "difference", "published_best", "ours_best", "reason"]
+    return merged[order]
+
+
+def read_published(path) -> pd.DataFrame:
+    """Published table as CSV (``#`` comment lines allowed): dataset, m, method, mean_error, std_error[, mean_dim, best]."""
+    return pd.read_csv(path, comment="#", dtype={"best": str})
+
+
+def write_comparison(comparison: pd.DataFrame, out_dir) -> list[Path]:
+    """Write ``comparison.csv`` and ``comparison.md`` (numbers rounded to 0.1 in Markdown)."""
+    out_dir = Path(out_dir)
+    rounded = comparison.copy()
+    numeric = rounded.select_dtypes("number").columns.drop("m", errors="ignore")
+    rounded[numeric] = rounded[numeric].map(lambda v: "" if pd.isna(v) else f"{v:.1f}")
+    write_text(out_dir / "comparison.csv", _frame_to_csv(comparison))
+    write_text(out_dir / "comparison.md", _frame_to_markdown(rounded))
+    return [out_dir / "comparison.csv", out_dir / "comparison.md"]
+
+
+# --------------------------------------------------------------------------- figures
+
+_METADATA = {
+    "png": {"Software": None},
+    "pdf": {"Creator": None, "Producer": None, "CreationDate": None},
+    "svg": {"Creator": None, "Date": None},
+}
+
+
+def plot_cv_curves(curves: pd.DataFrame, out_dir, *, methods_order=None, method_labels=None,
+                   formats=("png", "pdf"), dpi=150) -> list[Path]:
+    """One figure per dataset (one panel per m): mean CV error over splits vs p, one line per method.
+
+    Parameters
+    ----------
+    curves : DataFrame
+        Output of :func:`collect_cv_curves`.
+    out_dir : path
+        Files are ``cv_curves_<dataset>.<format>``, written atomically without
+        timestamps (Agg canvas, fixed SVG hash salt) so reruns give the same bytes.
+
+    Returns
+    -------
+    list of Path
+    """
+    import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    labels = dict(method_labels or {})
+    mean = curves.groupby(["dataset", "m", "method", "p"], sort=True)["cv_error"].mean().reset_index()
+    written = []
+    for dataset, per_dataset in mean.groupby("dataset", sort=True):
+        ms = sorted(per_dataset["m"].unique())
+        figure = Figure(figsize=(4 * len(ms), 3.2))
+        FigureCanvasAgg(figure)
+        axes = figure.subplots(1, len(ms), squeeze=False)[0]
+        for ax, m in zip(axes, ms):
+            panel = per_dataset[per_dataset["m"] == m]
+            for method in _ordered(panel["method"], methods_order):
+                line = panel[panel["method"] == method]
+                ax.plot(line["p"], line["cv_error"], label=labels.get(method, method), linewidth=1)
+            ax.set(title=f"{dataset}, m = {m}", xlabel="p", ylabel="CV error (%)")
+        axes[0].legend(fontsize="small")
+        figure.tight_layout()
+        with matplotlib.rc_context({"svg.hashsalt": "locproj"}):
+            for fmt in formats:
+                path = Path(out_dir) / f"cv_curves_{dataset}.{fmt}"
+                with atomic_path(path) as tmp:
+                    figure.savefig(tmp, format=fmt, dpi=dpi, metadata=_METADATA.get(fmt))
+                written.append(path)
+    return written

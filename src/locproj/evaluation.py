@@ -1,0 +1,213 @@
+"""Classifiers on projected data, evaluated for every number of projections p from one fit.
+
+A projection estimator returns ``Z`` whose first ``p`` columns are the optimal
+``p``-dimensional projection, so the squared Euclidean distance in ``p``
+dimensions is a prefix sum over columns,
+
+.. math:: D_p(i, j) = \\sum_{k \\le p} (z_{ik} - z_{jk})^2 = D_{p-1}(i, j) + (z_{ip} - z_{jp})^2 ,
+
+and the 1-NN (or nearest-mean) decision for every ``p = 1..P`` costs one pass
+over the columns instead of ``P`` separate classifiers.
+
+Rules
+-----
+* Distances are accumulated column by column in float64 with direct differences,
+  so the value for a given ``p`` is the same whether it is computed alone
+  (:func:`predict_at_p`) or as part of all ``p`` (:func:`predict_all_p`).
+* Ties are broken toward the lowest training index (``numpy.argmin`` returns the
+  first minimum); for nearest-mean, toward the smallest class label (the classes
+  are sorted, as in :class:`sklearn.neighbors.NearestCentroid`).
+* Test rows are processed in chunks whose working set (two ``chunk x n_train``
+  float64 arrays) is at most ``max_bytes``; the default keeps it in L2 cache.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+CLASSIFIERS = ("1nn", "nearest_mean", "svm")
+
+#: Working-set budget per chunk of test rows; 2 MiB keeps the distance arrays in L2 cache.
+DEFAULT_MAX_BYTES = 1 << 21
+
+
+def _check_classifier(classifier: str) -> None:
+    if classifier not in CLASSIFIERS:
+        raise ValueError(f"classifier must be one of {CLASSIFIERS}, got {classifier!r}")
+
+
+def _as_2d_float(Z) -> np.ndarray:
+    Z = np.asarray(Z, dtype=np.float64)
+    if Z.ndim != 2:
+        raise ValueError(f"expected a 2-D array, got shape {Z.shape}")
+    return Z
+
+
+def _chunk_rows(n_train: int, max_bytes: int) -> int:
+    """Test rows per chunk so that two (rows, n_train) float64 arrays fit in ``max_bytes``."""
+    return max(1, int(max_bytes) // (2 * 8 * max(n_train, 1)))
+
+
+def _cumulative_argmin_chunk(R_train_T, R_test, record):
+    """Nearest reference index of each test row at every recorded prefix length.
+
+    ``R_train_T`` is (P, n_ref), C-contiguous; ``record`` is a boolean mask over
+    the P columns telling after which columns to take the argmin.
+    """
+    distances = np.zeros((R_test.shape[0], R_train_T.shape[1]))
+    scratch = np.empty_like(distances)
+    nearest = np.empty((R_test.shape[0], int(record.sum())), dtype=np.intp)
+    out = 0
+    for k in range(R_train_T.shape[0]):
+        np.subtract(R_test[:, k, None], R_train_T[k], out=scratch)
+        np.multiply(scratch, scratch, out=scratch)
+        distances += scratch
+        if record[k]:
+            nearest[:, out] = distances.argmin(axis=1)
+            out += 1
+    return nearest
+
+
+def nearest_indices(Z_ref, Z_test, p_values=None, *, max_bytes=DEFAULT_MAX_BYTES, n_jobs=1):
+    """Index of the nearest reference row for each test row and each prefix length p.
+
+    Parameters
+    ----------
+    Z_ref : array-like of shape (n_ref, P)
+        Reference points (training samples or class centroids).
+    Z_test : array-like of shape (n_test, P')
+        Query points; only the first ``max(p_values)`` columns are used.
+    p_values : sequence of int, optional
+        Prefix lengths to evaluate (1-based). Default: every ``p = 1..P``.
+    max_bytes : int
+        Memory budget for the per-chunk distance arrays.
+    n_jobs : int
+        Threads over test chunks (numpy releases the GIL in these loops).
+
+    Returns
+    -------
+    ndarray of shape (n_test, len(p_values)), dtype intp
+        ``out[i, t]`` is the lowest index ``j`` minimising the squared distance
+        between ``Z_test[i, :p]`` and ``Z_ref[j, :p]`` for ``p = p_values[t]``.
+    """
+    Z_ref, Z_test = _as_2d_float(Z_ref), _as_2d_float(Z_test)
+    n_cols = min(Z_ref.shape[1], Z_test.shape[1])
+    p_values = np.arange(1, n_cols + 1) if p_values is None else np.asarray(p_values, dtype=int)
+    if p_values.size == 0:
+        return np.empty((Z_test.shape[0], 0), dtype=np.intp)
+    if p_values.min() < 1 or p_values.max() > n_cols:
+        raise ValueError(f"p must lie in 1..{n_cols}, got {p_values.min()}..{p_values.max()}")
+    if np.any(np.diff(p_values) <= 0):
+        raise ValueError("p_values must be strictly increasing")
+    last = int(p_values[-1])
+    record = np.zeros(last, dtype=bool)
+    record[p_values - 1] = True
+    ref_T = np.ascontiguousarray(Z_ref[:, :last].T)
+    test = np.ascontiguousarray(Z_test[:, :last])
+    step = _chunk_rows(Z_ref.shape[0], max_bytes)
+    starts = range(0, test.shape[0], step)
+
+    def run(start):
+        return _cumulative_argmin_chunk(ref_T, test[start : start + step], record)
+
+    if n_jobs == 1 or len(starts) == 1:
+        blocks = [run(start) for start in starts]
+    else:
+        with ThreadPoolExecutor(max_workers=n_jobs) as pool:
+            blocks = list(pool.map(run, starts))
+    if not blocks:
+        return np.empty((0, p_values.size), dtype=np.intp)
+    return np.concatenate(blocks, axis=0)
+
+
+def class_centroids(Z_train, y_train):
+    """Sorted class labels and the (n_classes, P) matrix of class means."""
+    Z_train = _as_2d_float(Z_train)
+    classes, codes = np.unique(y_train, return_inverse=True)
+    sums = np.zeros((classes.size, Z_train.shape[1]))
+    np.add.at(sums, codes, Z_train)
+    return classes, sums / np.bincount(codes)[:, None]
+
+
+def _svm_predictions(Z_train, y_train, Z_test, p_values, params):
+    from sklearn.svm import SVC
+
+    columns = [SVC(**params).fit(Z_train[:, :p], y_train).predict(Z_test[:, :p]) for p in p_values]
+    return np.stack(columns, axis=1)
+
+
+def _predict(Z_train, y_train, Z_test, p_values, classifier, classifier_params, max_bytes, n_jobs):
+    _check_classifier(classifier)
+    y_train = np.asarray(y_train)
+    if classifier == "1nn":
+        return y_train[nearest_indices(Z_train, Z_test, p_values, max_bytes=max_bytes, n_jobs=n_jobs)]
+    if classifier == "nearest_mean":
+        classes, centroids = class_centroids(Z_train, y_train)
+        return classes[nearest_indices(centroids, Z_test, p_values, max_bytes=max_bytes, n_jobs=n_jobs)]
+    Z_train, Z_test = _as_2d_float(Z_train), _as_2d_float(Z_test)
+    n_cols = min(Z_train.shape[1], Z_test.shape[1])
+    p_values = np.arange(1, n_cols + 1) if p_values is None else p_values
+    return _svm_predictions(Z_train, y_train, Z_test, p_values, dict(classifier_params or {}))
+
+
+def predict_all_p(
+    Z_train,
+    y_train,
+    Z_test,
+    *,
+    classifier="1nn",
+    classifier_params=None,
+    p_values=None,
+    max_bytes=DEFAULT_MAX_BYTES,
+    n_jobs=1,
+):
+    """Test predictions for every number of projections p from one projection.
+
+    Parameters
+    ----------
+    Z_train : array-like of shape (n_train, P)
+        Projected training data; column order is the projection order.
+    y_train : array-like of shape (n_train,)
+    Z_test : array-like of shape (n_test, P)
+    classifier : {'1nn', 'nearest_mean', 'svm'}
+        ``'svm'`` fits one :class:`sklearn.svm.SVC` per p with ``classifier_params``.
+    classifier_params : dict, optional
+        Keyword arguments of the classifier (used by ``'svm'``, e.g. kernel, C).
+    p_values : sequence of int, optional
+        Strictly increasing 1-based prefix lengths; default ``1..P``.
+    max_bytes, n_jobs
+        See :func:`nearest_indices`.
+
+    Returns
+    -------
+    ndarray of shape (n_test, len(p_values))
+        Column ``t`` holds the predictions using the first ``p_values[t]`` columns.
+    """
+    return _predict(Z_train, y_train, Z_test, p_values, classifier, classifier_params, max_bytes, n_jobs)
+
+
+def predict_at_p(Z_train, y_train, Z_test, p, **kwargs):
+    """Test predictions using the first ``p`` columns (same arithmetic as :func:`predict_all_p`).
+
+    Returns
+    -------
+    ndarray of shape (n_test,)
+    """
+    return predict_all_p(Z_train, y_train, Z_test, p_values=[int(p)], **kwargs)[:, 0]
+
+
+def error_rates(predictions, y_true):
+    """Misclassification rate of each column of ``predictions`` (shape (n, T) -> (T,))."""
+    return np.mean(predictions != np.asarray(y_true)[:, None], axis=0)
+
+
+def errors_all_p(Z_train, y_train, Z_test, y_test, **kwargs):
+    """Test error rate (fraction in [0, 1]) for every p; keyword arguments as :func:`predict_all_p`.
+
+    Returns
+    -------
+    ndarray of shape (len(p_values),), ``out[p - 1]`` when ``p_values`` is the default.
+    """
+    return error_rates(predict_all_p(Z_train, y_train, Z_test, **kwargs), y_test)

@@ -1,0 +1,95 @@
+"""Experiments declared in the config: their jobs, one job's run, and the aggregation.
+
+A job is one (experiment, dataset, m, split, method); it runs the method's whole cross-validation
+(locproj.selection) and writes one result file. Every random choice is derived from the config's
+master seed: the splits from (dataset, m), the CV folds from (experiment, dataset, m, split) — so all
+methods of a split see the same folds.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+
+def experiment_jobs(config: dict, experiment: str):
+    """Every (dataset, m, method, split) of an experiment, in a stable order."""
+    spec = config["experiments"][experiment]
+    n_splits = spec.get("n_splits", config.get("n_splits", 20))
+    for dataset, ms in spec["datasets"].items():
+        for m in ms:
+            for method in spec["methods"]:
+                for split in range(n_splits):
+                    yield dataset, int(m), method, split
+
+
+def result_path(experiment: str, dataset: str, m: int, method: str, split: int) -> str:
+    return f"results/{experiment}/{dataset}/m{m}/{method}/split{split:02d}.h5"
+
+
+def job_config(config: dict, experiment: str, dataset: str, method: str) -> dict:
+    """Everything one job depends on (passed to it as its params, and hashed into its provenance)."""
+    spec = config["experiments"][experiment]
+    return {
+        "seed": config["seed"], "experiment": experiment, "dataset": dataset, "method": method,
+        "method_spec": spec["methods"][method] or {},
+        "n_folds": spec.get("n_folds", 5), "classifier": spec.get("classifier", "1nn"),
+        "classifier_params": spec.get("classifier_params") or {}, "p_max": spec.get("p_max", 300),
+    }
+
+
+def make_factory(method: str, fixed: dict):
+    from .registry import make_estimator
+
+    def make(params):
+        return make_estimator(method, **{**fixed, **params})
+    return make
+
+
+def run_configured_job(job: dict, m: int, split: int, data_path, splits_path, output):
+    """Run one job (``job`` from :func:`job_config`) and write its result file (locproj.selection)."""
+    from ._io import provenance_attrs
+    from .data import read_dataset_file, read_splits
+    from .data.splits import derived_seed
+    from .registry import max_components
+    from .selection import RAW_METHOD, run_job, write_result
+
+    method = job["method"]
+    data = read_dataset_file(data_path)
+    train, test = (read_splits(splits_path)[part][split] for part in ("train", "test"))
+    fold_seed = derived_seed(job["seed"], job["experiment"], job["dataset"], m, split) % (2**32)
+
+    def p_limit(X, y):
+        return max_components(method, n_samples=len(X), n_classes=len(np.unique(y)), n_features=X.shape[1])
+
+    result = run_job(
+        data.X[train], data.y[train], data.X[test], data.y[test],
+        method=method,
+        make=None if method == RAW_METHOD else make_factory(method, job["method_spec"].get("fixed", {})),
+        grid_spec=job["method_spec"].get("grid"), m=m, p_max=job["p_max"], p_limit=p_limit,
+        classifier=job["classifier"], classifier_params=job["classifier_params"],
+        n_folds=job["n_folds"], seed=fold_seed, test_indices=test,
+        meta={"experiment": job["experiment"], "dataset": job["dataset"], "m": m, "split": split},
+    )
+    write_result(Path(output), result, provenance_attrs(job, seed=fold_seed))
+    return result
+
+
+def aggregate_experiment(spec: dict, result_paths, out_dir) -> None:
+    """Tables, comparison with the published numbers and CV-curve figures of one experiment."""
+    from . import aggregate
+
+    methods, labels = list(spec["methods"]), spec.get("labels", {})
+    results = aggregate.collect(result_paths)
+    summary = aggregate.summarise(results, methods)
+    aggregate.write_tables(summary, out_dir, stem=spec.get("table_name", "table"), methods_order=methods,
+                           method_labels=labels, dataset_order=list(spec["datasets"]))
+    published = aggregate.read_published(spec["published"]) if spec.get("published") else None
+    if published is None:
+        published = summary.iloc[:0][["dataset", "m", "method", "mean_error", "std_error", "mean_dim"]]
+    comparison = aggregate.compare(summary, published, spec.get("reasons"), spec.get("published_names"))
+    comparison = comparison[comparison["ours_mean"].notna()]     # rows this run reproduced
+    aggregate.write_comparison(comparison, out_dir)
+    curves = aggregate.collect_cv_curves(result_paths)
+    aggregate.plot_cv_curves(curves, Path(out_dir) / "figures", methods_order=methods, method_labels=labels)

@@ -1,0 +1,506 @@
+"""Model selection for one (dataset, m, split, method) job, and its result file.
+
+Protocol (Wu et al. 2007, §6.2): five-fold cross-validation on the training part
+of a split chooses the hyper-parameters and the number of projections p jointly;
+the projection is then refitted on the whole training part and the test error of
+the 1-NN classifier (or another :data:`locproj.evaluation.CLASSIFIERS`) at the
+chosen p is reported.
+
+Documented rules
+----------------
+Grid resolution (:func:`resolve_grid`)
+    Numbers pass through. Strings ``"m"``, ``"m-1"``, ``"m+2"``... are resolved
+    with the number of training samples per class ``m``. A neighbour grid (a
+    list holding such a string, or the values of a parameter named in
+    :data:`NEIGHBOUR_PARAMS`) keeps only values ``< m`` (footnote 7),
+    de-duplicated in order. ``{"sigma0_sq_times": [a, b, ...]}`` resolves to
+    ``[a * s, b * s, ...]`` with ``s = sigma0**2`` and ``sigma0`` the mean
+    Euclidean norm of the training samples given (the whole training part of the
+    split, so the grid is the same in every fold). The grid is the Cartesian
+    product in the order the names appear, the last name varying fastest.
+Fold capping (:func:`cross_validate`)
+    A neighbour count ``k`` must leave ``k`` other samples of the same class, so
+    in each fit ``k`` is capped to ``(smallest class count in that fit's training
+    data) - 1``; every cap is recorded in ``CVResult.capped`` (and in the result
+    file). Grid points that become identical after capping are fitted once.
+Available p
+    Each fit yields ``p_fit = min(p_max, columns returned by transform, p_limit)``;
+    CV errors for ``p > p_fit`` are NaN, and the fold mean is NaN wherever any
+    fold is NaN, so such p cannot be chosen.
+Choice (:func:`choose`)
+    Minimal mean CV error; errors within ``atol`` (1e-12) of the minimum are
+    ties, broken toward smaller p, then toward the earlier grid point.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import re
+import time
+from collections.abc import Callable, Mapping, Sequence
+
+import h5py
+import numpy as np
+from sklearn.model_selection import StratifiedKFold
+
+from locproj._io import atomic_path
+from locproj.evaluation import DEFAULT_MAX_BYTES, error_rates, predict_all_p, predict_at_p
+
+#: Hyper-parameter names that count same-class neighbours (filtered to < m, capped per fold).
+NEIGHBOUR_PARAMS = ("n_neighbors", "n_neighbours", "k")
+
+#: The method that classifies the raw data without projection.
+RAW_METHOD = "raw"
+
+_M_EXPRESSION = re.compile(r"^\s*m\s*(?:([+-])\s*(\d+))?\s*$")
+
+
+# --------------------------------------------------------------------------- grid
+
+
+def sigma0_squared(X) -> float:
+    """Squared mean Euclidean norm of the rows of ``X`` (the paper's sigma_0^2, §6.2)."""
+    return float(np.mean(np.linalg.norm(np.asarray(X, dtype=np.float64), axis=1)) ** 2)
+
+
+def _resolve_m_expression(value, m):
+    if not isinstance(value, str):
+        return value
+    match = _M_EXPRESSION.match(value)
+    if match is None:
+        raise ValueError(f"cannot resolve grid value {value!r}; expected a number or 'm-<int>'")
+    sign, offset = match.groups()
+    return m + (int(offset) if sign == "+" else -int(offset)) if sign else m
+
+
+def _resolve_values(name, spec, X_train, m, neighbour_params):
+    if isinstance(spec, Mapping):
+        if set(spec) != {"sigma0_sq_times"}:
+            raise ValueError(f"grid spec for {name!r}: unknown form {dict(spec)!r}")
+        scale = sigma0_squared(X_train)
+        return [float(factor) * scale for factor in spec["sigma0_sq_times"]]
+    if isinstance(spec, str) or not isinstance(spec, Sequence):
+        spec = [spec]
+    is_neighbour_grid = name in neighbour_params or any(isinstance(v, str) for v in spec)
+    values = [_resolve_m_expression(v, m) for v in spec]
+    if is_neighbour_grid:
+        values = list(dict.fromkeys(v for v in values if v < m))
+        if not values:
+            raise ValueError(f"grid for {name!r} has no value < m={m}: {list(spec)!r}")
+    return values
+
+
+def resolve_grid(method_grid_spec, X_train, y_train, m=None, *, neighbour_params=NEIGHBOUR_PARAMS):
+    """Turn a configuration grid spec into a list of concrete hyper-parameter dicts.
+
+    Parameters
+    ----------
+    method_grid_spec : mapping of str to spec, or None
+        ``{name: [numbers or 'm-1'...] | {"sigma0_sq_times": [...]} | scalar}``.
+    X_train : array-like of shape (n_train, n_features)
+        Training part of the split (for sigma_0).
+    y_train : array-like of shape (n_train,)
+        Training labels; ``m`` defaults to the smallest class count.
+    m : int, optional
+        Training samples per class.
+    neighbour_params : tuple of str
+        Names treated as neighbour counts (see module docstring).
+
+    Returns
+    -------
+    list of dict
+        Grid points in product order (last name fastest); ``[{}]`` for an empty spec.
+    """
+    if m is None:
+        m = int(np.unique(y_train, return_counts=True)[1].min())
+    resolved = {
+        name: _resolve_values(name, spec, X_train, m, neighbour_params)
+        for name, spec in (method_grid_spec or {}).items()
+    }
+    return [dict(zip(resolved, combo)) for combo in itertools.product(*resolved.values())]
+
+
+# --------------------------------------------------------------------------- cross-validation
+
+
+@dataclasses.dataclass
+class CVResult:
+    """Cross-validation errors of one job.
+
+    Attributes
+    ----------
+    error : ndarray of shape (n_grid, p_max)
+        Mean error over folds, ``error[g, p - 1]``; NaN where p is unavailable in some fold.
+    fold_error : ndarray of shape (n_folds, n_grid, p_max)
+    capped : list of dict
+        One record ``{fold, grid_index, param, requested, used}`` per capped neighbour count
+        (``fold = -1`` for the final refit).
+    """
+
+    error: np.ndarray
+    fold_error: np.ndarray
+    capped: list
+
+
+def cap_neighbours(params, y, *, neighbour_params=NEIGHBOUR_PARAMS):
+    """Cap neighbour counts to (smallest class count in ``y``) - 1.
+
+    Returns
+    -------
+    (dict, list of (name, requested, used))
+    """
+    limit = int(np.unique(y, return_counts=True)[1].min()) - 1
+    capped, changes = dict(params), []
+    for name in neighbour_params:
+        if name in capped and capped[name] > limit:
+            changes.append((name, capped[name], limit))
+            capped[name] = limit
+    return capped, changes
+
+
+def _available_p(Z, p_max, p_limit, X, y):
+    limit = p_limit(X, y) if callable(p_limit) else p_limit
+    return int(min(p_max, Z.shape[1], np.inf if limit is None else limit))
+
+
+def fit_transform_all_p(make, params, X_fit, y_fit, X_other, p_max, p_limit=None):
+    """Fit ``make(params)`` on ``(X_fit, y_fit)``; return (Z_fit, Z_other, fit_seconds), ``p_fit`` columns."""
+    start = time.perf_counter()
+    estimator = make(dict(params)).fit(X_fit, y_fit)
+    seconds = time.perf_counter() - start
+    Z_fit = np.asarray(estimator.transform(X_fit), dtype=np.float64)
+    p_fit = _available_p(Z_fit, p_max, p_limit, X_fit, y_fit)
+    Z_other = np.asarray(estimator.transform(X_other), dtype=np.float64)
+    return Z_fit[:, :p_fit], Z_other[:, :p_fit], seconds
+
+
+def cross_validate(
+    make: Callable,
+    grid: Sequence[Mapping],
+    X,
+    y,
+    *,
+    n_folds=5,
+    p_max=300,
+    p_limit=None,
+    classifier="1nn",
+    classifier_params=None,
+    seed=0,
+    neighbour_params=NEIGHBOUR_PARAMS,
+    max_bytes=DEFAULT_MAX_BYTES,
+    n_jobs=1,
+) -> CVResult:
+    """K-fold CV error of every grid point for every p, one fit per (fold, grid point).
+
+    Parameters
+    ----------
+    make : callable
+        ``make(params) -> estimator`` whose ``transform`` returns the projection
+        with columns in order of optimality.
+    grid : sequence of dict
+        Concrete grid points (from :func:`resolve_grid`).
+    X, y : array-like
+        Training part of the split.
+    n_folds : int
+        Folds of :class:`~sklearn.model_selection.StratifiedKFold` (shuffled with ``seed``).
+    p_max : int
+        Largest p evaluated (the paper's 300).
+    p_limit : int or callable, optional
+        What the method can give; ``p_limit(X_fold, y_fold) -> int`` or an integer.
+    classifier, classifier_params, max_bytes, n_jobs
+        See :func:`locproj.evaluation.predict_all_p`.
+    seed : int
+        Fold shuffling seed.
+
+    Returns
+    -------
+    CVResult
+    """
+    X, y = np.asarray(X), np.asarray(y)
+    folds = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=seed).split(X, y)
+    fold_error = np.full((n_folds, len(grid), p_max), np.nan)
+    capped = []
+    for fold, (train, held_out) in enumerate(folds):
+        cache = {}
+        for index, point in enumerate(grid):
+            params, changes = cap_neighbours(point, y[train], neighbour_params=neighbour_params)
+            capped += [
+                {"fold": fold, "grid_index": index, "param": n, "requested": r, "used": u}
+                for n, r, u in changes
+            ]
+            key = json.dumps(_plain(params), sort_keys=True)
+            if key not in cache:
+                Z_fit, Z_held, _ = fit_transform_all_p(make, params, X[train], y[train], X[held_out], p_max, p_limit)
+                predictions = predict_all_p(
+                    Z_fit, y[train], Z_held, classifier=classifier,
+                    classifier_params=classifier_params, max_bytes=max_bytes, n_jobs=n_jobs,
+                )
+                cache[key] = error_rates(predictions, y[held_out])
+            errors = cache[key]
+            fold_error[fold, index, : errors.size] = errors
+    return CVResult(error=fold_error.mean(axis=0), fold_error=fold_error, capped=capped)
+
+
+def choose(cv_error, atol=1e-12):
+    """Grid index and p of the minimal mean CV error.
+
+    Errors within ``atol`` of the minimum count as ties; ties are broken toward
+    the smaller p, then toward the earlier grid point. NaN entries are ignored.
+
+    Parameters
+    ----------
+    cv_error : ndarray of shape (n_grid, p_max)
+
+    Returns
+    -------
+    (int, int)
+        ``(grid_index, p)`` with p 1-based.
+    """
+    cv_error = np.asarray(cv_error, dtype=np.float64)
+    if not np.any(np.isfinite(cv_error)):
+        raise ValueError("no finite cross-validation error to choose from")
+    best = np.nanmin(cv_error)
+    with np.errstate(invalid="ignore"):
+        ties = cv_error <= best + atol
+    p_index, grid_index = np.argwhere(ties.T)[0]  # rows of argwhere are in (p, grid) order
+    return int(grid_index), int(p_index) + 1
+
+
+# --------------------------------------------------------------------------- one job
+
+
+@dataclasses.dataclass
+class JobResult:
+    """Outcome of one (dataset, m, split, method) job; see :func:`write_result` for the file layout."""
+
+    method: str
+    classifier: str
+    classifier_params: dict
+    grid: list
+    cv_error: np.ndarray
+    cv_fold_error: np.ndarray
+    capped: list
+    grid_index: int
+    params: dict
+    p: int
+    projected: bool
+    test_error: float
+    test_predictions: np.ndarray
+    test_indices: np.ndarray | None
+    fit_seconds: float
+    cv_seconds: float
+    n_folds: int
+    cv_seed: int
+    p_max: int
+    meta: dict
+
+
+def run_job(
+    X_train,
+    y_train,
+    X_test,
+    y_test,
+    *,
+    method,
+    make=None,
+    grid_spec=None,
+    m=None,
+    p_max=300,
+    p_limit=None,
+    classifier="1nn",
+    classifier_params=None,
+    n_folds=5,
+    seed=0,
+    test_indices=None,
+    meta=None,
+    neighbour_params=NEIGHBOUR_PARAMS,
+    max_bytes=DEFAULT_MAX_BYTES,
+    n_jobs=1,
+) -> JobResult:
+    """Resolve the grid, cross-validate, refit on the whole training part and test.
+
+    For ``method == 'raw'`` (or ``make is None``) there is no projection and no
+    CV: the classifier runs on the raw features and ``p`` is their number.
+
+    Parameters
+    ----------
+    X_train, y_train, X_test, y_test : array-like
+        One training/test split.
+    method : str
+        Method name (stored in the result).
+    make : callable, optional
+        Estimator factory ``make(params) -> estimator``.
+    grid_spec : mapping, optional
+        Configuration grid, see :func:`resolve_grid`.
+    m : int, optional
+        Training samples per class (default: smallest class count).
+    test_indices : array-like, optional
+        Indices of the test samples in the dataset, stored for traceability.
+    meta : dict, optional
+        Identification stored as root attributes (experiment, dataset, m, split...).
+    Other parameters
+        As :func:`cross_validate`.
+
+    Returns
+    -------
+    JobResult
+    """
+    X_train, y_train = np.asarray(X_train, dtype=np.float64), np.asarray(y_train)
+    X_test, y_test = np.asarray(X_test, dtype=np.float64), np.asarray(y_test)
+    predict_options = dict(
+        classifier=classifier, classifier_params=classifier_params, max_bytes=max_bytes, n_jobs=n_jobs
+    )
+    common = dict(
+        method=method, classifier=classifier, classifier_params=dict(classifier_params or {}),
+        test_indices=None if test_indices is None else np.asarray(test_indices),
+        n_folds=n_folds, cv_seed=seed, p_max=p_max, meta=dict(meta or {}),
+    )
+    if method == RAW_METHOD or make is None:
+        predictions = predict_at_p(X_train, y_train, X_test, X_train.shape[1], **predict_options)
+        return JobResult(
+            grid=[{}], cv_error=np.empty((0, 0)), cv_fold_error=np.empty((0, 0, 0)), capped=[],
+            grid_index=0, params={}, p=X_train.shape[1], projected=False,
+            test_error=float(np.mean(predictions != y_test)), test_predictions=predictions,
+            fit_seconds=0.0, cv_seconds=0.0, **common,
+        )
+
+    grid = resolve_grid(grid_spec, X_train, y_train, m, neighbour_params=neighbour_params)
+    start = time.perf_counter()
+    cv = cross_validate(
+        make, grid, X_train, y_train, n_folds=n_folds, p_max=p_max, p_limit=p_limit, seed=seed,
+        neighbour_params=neighbour_params, **predict_options,
+    )
+    cv_seconds = time.perf_counter() - start
+    grid_index, p = choose(cv.error)
+
+    params, changes = cap_neighbours(grid[grid_index], y_train, neighbour_params=neighbour_params)
+    capped = cv.capped + [
+        {"fold": -1, "grid_index": grid_index, "param": n, "requested": r, "used": u} for n, r, u in changes
+    ]
+    Z_train, Z_test, fit_seconds = fit_transform_all_p(make, params, X_train, y_train, X_test, p_max, p_limit)
+    if p > Z_train.shape[1]:
+        raise RuntimeError(f"refit gives {Z_train.shape[1]} projections, CV chose p={p}")
+    predictions = predict_at_p(Z_train, y_train, Z_test, p, **predict_options)
+    return JobResult(
+        grid=grid, cv_error=cv.error, cv_fold_error=cv.fold_error, capped=capped,
+        grid_index=grid_index, params=params, p=p, projected=True,
+        test_error=float(np.mean(predictions != y_test)), test_predictions=predictions,
+        fit_seconds=fit_seconds, cv_seconds=cv_seconds, **common,
+    )
+
+
+# --------------------------------------------------------------------------- result file
+
+
+def _plain(value):
+    """JSON/HDF5-friendly Python value (numpy scalars and arrays unwrapped)."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _to_json(value) -> str:
+    return json.dumps(_plain(value), sort_keys=True, separators=(",", ":"))
+
+
+def _attr_value(value):
+    value = _plain(value)
+    return value if isinstance(value, (bool, int, float, str)) else _to_json(value)
+
+
+def _set_attrs(node, attrs):
+    for name in sorted(attrs):
+        node.attrs[name] = _attr_value(attrs[name])
+
+
+def _column(values):
+    values = [_plain(v) for v in values]
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return np.asarray(values, dtype=np.float64 if any(isinstance(v, float) for v in values) else np.int64)
+    return np.asarray([str(v) for v in values], dtype=h5py.string_dtype())
+
+
+_SCALAR_FIELDS = (
+    "method", "classifier", "grid_index", "p", "projected", "test_error",
+    "fit_seconds", "cv_seconds", "n_folds", "cv_seed", "p_max",
+)
+
+
+def _write_h5(handle, result: JobResult, provenance):
+    def dataset(name, data):
+        handle.create_dataset(name, data=data, track_times=False)
+
+    _set_attrs(handle, {**dict(provenance or {}), **result.meta})
+    _set_attrs(handle, {name: getattr(result, name) for name in _SCALAR_FIELDS})
+    _set_attrs(handle, {
+        "classifier_params": _to_json(result.classifier_params),
+        "params": _to_json(result.params),
+        "capped": _to_json(result.capped),
+    })
+    dataset("cv_error", np.asarray(result.cv_error, dtype=np.float64))
+    dataset("cv_fold_error", np.asarray(result.cv_fold_error, dtype=np.float64))
+    dataset("test_predictions", np.asarray(result.test_predictions))
+    if result.test_indices is not None:
+        dataset("test_indices", np.asarray(result.test_indices))
+    grid = handle.create_group("grid", track_order=True)
+    grid.attrs["json"] = _to_json(result.grid)
+    for name in sorted({key for point in result.grid for key in point}):
+        grid.create_dataset(name, data=_column([point.get(name) for point in result.grid]), track_times=False)
+    chosen = handle.create_group("chosen")
+    _set_attrs(chosen, result.params)
+
+
+def write_result(path, result: JobResult, provenance=None):
+    """Write ``result`` to an HDF5 file atomically (no file at ``path`` if writing fails).
+
+    Layout
+    ------
+    root attributes
+        provenance (``version_*``, ``config_hash``, ``seed``), ``meta`` entries
+        (experiment, dataset, m, split...), ``method``, ``classifier``,
+        ``classifier_params`` (JSON), ``grid_index``, ``p`` (chosen), ``projected``,
+        ``test_error`` (fraction), ``fit_seconds``, ``cv_seconds``, ``n_folds``,
+        ``cv_seed`` (fold shuffling), ``p_max``, ``params`` (chosen, JSON), ``capped`` (JSON list).
+    ``/cv_error`` float64 (n_grid, p_max); ``/cv_fold_error`` (n_folds, n_grid, p_max)
+        Both empty for ``raw``.
+    ``/grid/<name>`` (n_grid,)
+        One column per hyper-parameter; ``/grid`` attribute ``json`` is the list of points.
+    ``/chosen`` attributes
+        One per chosen hyper-parameter.
+    ``/test_predictions`` (n_test,), ``/test_indices`` (n_test,) if given.
+
+    Only the two ``*_seconds`` attributes vary between reruns of the same job.
+    """
+    with atomic_path(path) as tmp:
+        with h5py.File(tmp, "w", track_order=False) as handle:
+            _write_h5(handle, result, provenance)
+
+
+def read_result(path) -> dict:
+    """Read a file written by :func:`write_result`.
+
+    Returns
+    -------
+    dict
+        Root attributes (JSON ones decoded: ``params``, ``capped``,
+        ``classifier_params``), plus ``grid`` (list of dict), ``chosen`` (dict),
+        ``cv_error``, ``cv_fold_error``, ``test_predictions`` and ``test_indices``
+        (None when absent) as arrays.
+    """
+    with h5py.File(path, "r") as handle:
+        out = {name: _plain(value) for name, value in handle.attrs.items()}
+        for name in ("params", "capped", "classifier_params"):
+            out[name] = json.loads(out[name])
+        out["grid"] = json.loads(handle["grid"].attrs["json"])
+        out["chosen"] = {name: _plain(value) for name, value in handle["chosen"].attrs.items()}
+        for name in ("cv_error", "cv_fold_error", "test_predictions", "test_indices"):
+            out[name] = handle[name][()] if name in handle else None
+    return out

@@ -1,0 +1,130 @@
+"""Result files -> tables: significance bolding, determinism, comparison, figures."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from locproj.aggregate import (
+    collect,
+    collect_cv_curves,
+    compare,
+    format_cell,
+    plot_cv_curves,
+    read_published,
+    significantly_best,
+    summarise,
+    write_comparison,
+    write_tables,
+)
+from locproj.selection import JobResult, write_result
+
+METHODS = ["raw", "pca", "llp"]
+
+
+def fake_result(dataset, m, method, split, error, p, seconds=0.0):
+    projected = method != "raw"
+    n_grid = 2 if projected else 0
+    cv_error = np.linspace(0.5, 0.1, 2 * 5).reshape(n_grid, 5) + error if projected else np.empty((0, 0))
+    return JobResult(
+        method=method, classifier="1nn", classifier_params={}, grid=[{"k": 3}, {"k": 4}] if projected else [{}],
+        cv_error=cv_error, cv_fold_error=np.empty((0, 0, 0)), capped=[], grid_index=0,
+        params={"k": 3} if projected else {}, p=p, projected=projected, test_error=error,
+        test_predictions=np.zeros(4, dtype=int), test_indices=None, fit_seconds=seconds, cv_seconds=seconds,
+        n_folds=5, cv_seed=split, p_max=5, meta={"experiment": "t2", "dataset": dataset, "m": m, "split": split},
+    )
+
+
+@pytest.fixture(scope="module")
+def result_paths(tmp_path_factory):
+    """Yale m=5 and ORL m=5, 20 splits; llp clearly best on Yale, llp ~ pca on ORL."""
+    root = tmp_path_factory.mktemp("results")
+    rng = np.random.default_rng(0)
+    paths = []
+    for dataset, offsets in {"Yale": (0.40, 0.40, 0.20), "ORL": (0.10, 0.05, 0.05)}.items():
+        for split in range(20):
+            noise = 0.01 * rng.standard_normal(3)
+            for (method, offset), eps, p in zip(zip(METHODS, offsets), noise, (1024, 30 + split, 20)):
+                path = root / f"{dataset}_{method}_{split}.h5"
+                write_result(path, fake_result(dataset, 5, method, split, offset + eps, p, seconds=rng.random()))
+                paths.append(path)
+    return paths
+
+
+def test_wilcoxon_bolds_only_the_clearly_better_method():
+    rng = np.random.default_rng(1)
+    base = rng.normal(0.30, 0.02, 20)
+    clear = significantly_best({"a": base, "b": base + 0.001, "c": rng.normal(0.20, 0.02, 20)})
+    assert clear == {"a": False, "b": False, "c": True}
+    close = significantly_best({"a": base, "b": rng.normal(0.30, 0.02, 20)})
+    assert close == {"a": False, "b": False}
+    assert significantly_best({"a": base}) == {"a": False}
+    assert significantly_best({"a": base, "c": base - 0.1}, alternative="two-sided") == {"a": False, "c": True}
+
+
+def test_collect_and_summarise(result_paths):
+    df = collect(result_paths)
+    assert len(df) == 120 and list(df.columns[:5]) == ["experiment", "dataset", "m", "method", "split"]
+    summary = summarise(df, METHODS)
+    assert summary[["dataset", "method"]].values.tolist() == [[d, m] for d in ("ORL", "Yale") for m in METHODS]
+    yale = summary[summary["dataset"] == "Yale"].set_index("method")
+    assert yale["best"].tolist() == [False, False, True]
+    assert not summary[summary["dataset"] == "ORL"]["best"].any()
+    errors = 100 * df[(df["dataset"] == "Yale") & (df["method"] == "pca")]["test_error"]
+    assert yale.loc["pca", "std_error"] == pytest.approx(errors.std(ddof=1))
+    assert yale.loc["pca", "mean_dim"] == pytest.approx(39.5) and np.isnan(yale.loc["raw", "mean_dim"])
+    assert (summary["n_splits"] == 20).all()
+
+
+def test_tables_are_byte_identical_across_reruns(result_paths, tmp_path):
+    labels = {"raw": "1-NN", "pca": "PCA", "llp": "LLP"}
+    for run in ("a", "b"):
+        summary = summarise(collect(reversed(result_paths) if run == "b" else result_paths), METHODS)
+        write_tables(summary, tmp_path / run, methods_order=METHODS, method_labels=labels, dataset_order=["Yale", "ORL"])
+    for name in ("table.csv", "table.md", "table.tex", "table_summary.csv"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    markdown = (tmp_path / "a" / "table.md").read_text()
+    assert markdown.splitlines()[0] == "| dataset | m | 1-NN | PCA | LLP |"
+    assert markdown.splitlines()[2].startswith("| Yale | 5 | 40.")
+    assert "**20." in markdown and "\\textbf{20." in (tmp_path / "a" / "table.tex").read_text()
+
+
+def test_format_cell():
+    assert format_cell(19.84, 3.46, 20.44, best=True) == "**19.8 ± 3.5** (20.4)"
+    assert format_cell(42.1, 4.0) == "42.1 ± 4.0"
+    assert format_cell(5.0, 1.0, 2.0, style="tex") == "5.0 $\\pm$ 1.0 (2.0)"
+
+
+def test_compare_with_published_and_reasons(result_paths, tmp_path):
+    summary = summarise(collect(result_paths), METHODS)
+    published = pd.DataFrame({
+        "dataset": ["Yale", "Yale", "ORL"], "m": [5, 5, 5], "method": ["raw", "llp", "pca"],
+        "mean_error": [42.1, 19.8, 11.9], "std_error": [4.0, 3.5, 1.2], "mean_dim": [np.nan, 20.4, 76.8],
+    })
+    reasons = [{"dataset": "Yale", "m": 5, "method": "llp", "reason": "specific"}, {"dataset": "Yale", "reason": "any"}]
+    table = compare(summary, published, reasons)
+    assert table["reason"].tolist() == ["any", "specific", ""]
+    ours = summary.set_index(["dataset", "method"]).loc[("Yale", "llp"), "mean_error"]
+    assert table.loc[1, "difference"] == pytest.approx(ours - 19.8)
+    assert table["ours_best"].tolist() == [False, True, False]
+    write_comparison(table, tmp_path)
+    assert "| Yale | 5 | llp | 19.8 | 3.5 | 20.4 |" in (tmp_path / "comparison.md").read_text()
+
+
+def test_compare_renames_datasets_and_reads_published(result_paths, tmp_path):
+    csv = tmp_path / "published.csv"
+    csv.write_text("# comment\ndataset,m,method,mean_error,std_error,mean_dim,best\nyale,5,llp,19.8,3.5,20.4,true\n")
+    published = read_published(csv)
+    summary = summarise(collect(result_paths), METHODS)
+    table = compare(summary, published, {"yale/*/llp": "wildcard m", "yale": "dataset only"}, {"Yale": "yale"})
+    assert table.loc[0, ["dataset", "published_best", "ours_best", "reason"]].tolist() == ["yale", "true", True, "wildcard m"]
+    assert np.isfinite(table.loc[0, "ours_mean"])
+
+
+def test_cv_curve_figures_are_written_and_reproducible(result_paths, tmp_path):
+    curves = collect_cv_curves(result_paths)
+    assert set(curves["method"]) == {"pca", "llp"} and curves["p"].max() == 5
+    first = plot_cv_curves(curves, tmp_path / "a", methods_order=METHODS, formats=("png", "pdf", "svg"))
+    plot_cv_curves(curves, tmp_path / "b", methods_order=METHODS, formats=("png", "pdf", "svg"))
+    assert [p.name for p in first][:3] == ["cv_curves_ORL.png", "cv_curves_ORL.pdf", "cv_curves_ORL.svg"]
+    for path in first:
+        assert path.read_bytes() == (tmp_path / "b" / path.name).read_bytes()

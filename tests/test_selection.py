@@ -1,0 +1,190 @@
+"""Grid resolution, cross-validation over (grid, p), the job runner and its result file."""
+
+import numpy as np
+import pytest
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.decomposition import PCA
+from sklearn.neighbors import KNeighborsClassifier
+
+from locproj import selection
+from locproj.selection import (
+    cap_neighbours,
+    choose,
+    cross_validate,
+    read_result,
+    resolve_grid,
+    run_job,
+    sigma0_squared,
+    write_result,
+)
+
+
+class RolledColumns(TransformerMixin, BaseEstimator):
+    """Stand-in projection: the columns rolled right by ``shift``; optional neighbour count check."""
+
+    def __init__(self, n_components=None, shift=0, n_neighbors=None):
+        self.n_components = n_components
+        self.shift = shift
+        self.n_neighbors = n_neighbors
+
+    def fit(self, X, y):
+        if self.n_neighbors is not None:
+            assert self.n_neighbors < np.unique(y, return_counts=True)[1].min()
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def transform(self, X):
+        return np.roll(np.asarray(X, dtype=float), self.shift, axis=1)
+
+
+def make_rolled(params):
+    return RolledColumns(**params)
+
+
+def cube_problem(n_per_class, seed):
+    """8 classes at the corners of a cube in the first 3 coordinates; 7 pure-noise coordinates."""
+    rng = np.random.default_rng(seed)
+    corners = np.array([[(c >> b) & 1 for b in range(3)] for c in range(8)], dtype=float) * 4.0
+    y = np.repeat(np.arange(8), n_per_class)
+    X = np.hstack([corners[y] + 0.3 * rng.standard_normal((y.size, 3)), 5.0 * rng.standard_normal((y.size, 7))])
+    return X, y
+
+
+# --------------------------------------------------------------------------- grid
+
+
+def test_neighbour_grid_filters_below_m_and_resolves_m_minus_1():
+    X, y = np.ones((20, 2)), np.repeat(np.arange(2), 10)
+    spec = {"n_neighbors": [5, 10, 20, "m-1"]}
+    assert resolve_grid(spec, X, y, m=30) == [{"n_neighbors": v} for v in (5, 10, 20, 29)]
+    assert resolve_grid(spec, X, y, m=20) == [{"n_neighbors": v} for v in (5, 10, 19)]
+    assert resolve_grid(spec, X, y, m=6) == [{"n_neighbors": 5}]  # 5 and m-1=5 de-duplicated
+    assert resolve_grid(spec, X, y, m=5) == [{"n_neighbors": 4}]
+    assert resolve_grid(spec, X, y) == [{"n_neighbors": v} for v in (5, 9)]  # m from y
+    assert resolve_grid({"k": [5, "m-1"]}, X, y, m=5) == [{"k": 4}]
+
+
+def test_heat_width_is_multiple_of_sigma0_squared_and_product_order():
+    X = np.array([[3.0, 4.0], [0.0, 1.0]])  # norms 5 and 1 -> sigma0 = 3
+    assert sigma0_squared(X) == 9.0
+    grid = resolve_grid({"n_neighbors": [5, "m-1"], "t": {"sigma0_sq_times": [0.0625, 1, 16]}}, X, [0, 1], m=7)
+    assert grid == [{"n_neighbors": k, "t": t} for k in (5, 6) for t in (0.5625, 9.0, 144.0)]
+
+
+def test_plain_lists_and_empty_spec_pass_through():
+    X, y = np.ones((4, 2)), np.array([0, 0, 1, 1])
+    assert resolve_grid({"reg": [0.1, 1, 10]}, X, y, m=2) == [{"reg": 0.1}, {"reg": 1}, {"reg": 10}]
+    assert resolve_grid(None, X, y, m=2) == [{}]
+    assert resolve_grid({"reg": 3.0}, X, y, m=2) == [{"reg": 3.0}]
+    with pytest.raises(ValueError, match="cannot resolve"):
+        resolve_grid({"reg": ["n-1"]}, X, y, m=2)
+
+
+# --------------------------------------------------------------------------- choice and CV
+
+
+def test_choose_prefers_smaller_p_then_earlier_grid_point():
+    cv_error = np.array([[0.3, 0.1, 0.1], [0.2, 0.1, np.nan], [0.5, 0.1 + 1e-15, 0.05]])
+    assert choose(cv_error) == (2, 3)
+    cv_error[2, 2] = 0.2
+    assert choose(cv_error) == (0, 2)  # p=2 ties across all grid points -> first grid point
+    with pytest.raises(ValueError):
+        choose(np.full((2, 2), np.nan))
+
+
+def test_cv_picks_informative_columns_and_p3():
+    X, y = cube_problem(10, seed=1)
+    grid = [{"shift": 2}, {"shift": 0}, {"shift": 5}]
+    cv = cross_validate(make_rolled, grid, X, y, n_folds=5, p_max=10, seed=0)
+    assert cv.error.shape == (3, 10) and cv.fold_error.shape == (5, 3, 10)
+    assert choose(cv.error) == (1, 3)
+
+
+def test_cv_caps_neighbour_count_per_fold_and_records_it():
+    X, y = cube_problem(5, seed=2)
+    grid = resolve_grid({"n_neighbors": [5, 10, 20, "m-1"]}, X, y, m=5)
+    assert grid == [{"n_neighbors": 4}]
+    cv = cross_validate(make_rolled, grid, X, y, n_folds=5, p_max=10, seed=0)  # fake asserts k < class count
+    assert [(r["fold"], r["requested"], r["used"]) for r in cv.capped] == [(f, 4, 3) for f in range(5)]
+    assert cap_neighbours({"n_neighbors": 2, "t": 1.0}, y) == ({"n_neighbors": 2, "t": 1.0}, [])
+
+
+def test_unavailable_p_is_nan():
+    X, y = cube_problem(6, seed=3)
+    cv = cross_validate(make_rolled, [{}], X, y, n_folds=3, p_max=12, p_limit=lambda X, y: 4)
+    assert np.isfinite(cv.error[:, :4]).all() and np.isnan(cv.error[:, 4:]).all()
+
+
+def test_cross_validation_is_deterministic_given_seed():
+    X, y = cube_problem(6, seed=4)
+    make = lambda params: PCA(**params)  # noqa: E731
+    first = cross_validate(make, [{"whiten": False}, {"whiten": True}], X, y, n_folds=3, p_max=10, seed=7)
+    second = cross_validate(make, [{"whiten": False}, {"whiten": True}], X, y, n_folds=3, p_max=10, seed=7)
+    np.testing.assert_array_equal(first.fold_error, second.fold_error)
+
+
+# --------------------------------------------------------------------------- job and file
+
+
+@pytest.fixture(scope="module")
+def split():
+    X, y = cube_problem(20, seed=5)
+    train = np.concatenate([np.flatnonzero(y == c)[:10] for c in range(8)])
+    test = np.setdiff1d(np.arange(y.size), train)
+    return X[train], y[train], X[test], y[test], test
+
+
+@pytest.fixture(scope="module")
+def job(split):
+    X_train, y_train, X_test, y_test, test = split
+    return run_job(
+        X_train, y_train, X_test, y_test, method="rolled", make=make_rolled,
+        grid_spec={"shift": [2, 0]}, m=10, p_max=10, seed=0, test_indices=test,
+        meta={"experiment": "unit", "dataset": "cube", "m": 10, "split": 0},
+    )
+
+
+def test_run_job_refits_with_chosen_parameters(job, split):
+    X_train, y_train, X_test, y_test, _ = split
+    assert (job.params, job.p, job.grid_index) == ({"shift": 0}, 3, 1)
+    expected = KNeighborsClassifier(1).fit(X_train[:, :3], y_train).predict(X_test[:, :3])
+    np.testing.assert_array_equal(job.test_predictions, expected)
+    assert job.test_error == np.mean(expected != y_test)
+    assert job.fit_seconds >= 0 and job.cv_seconds > 0
+
+
+def test_raw_method_is_1nn_on_raw_data(split):
+    X_train, y_train, X_test, y_test, _ = split
+    job = run_job(X_train, y_train, X_test, y_test, method="raw")
+    expected = KNeighborsClassifier(1).fit(X_train, y_train).predict(X_test)
+    np.testing.assert_array_equal(job.test_predictions, expected)
+    assert (job.p, job.projected, job.cv_error.size) == (10, False, 0)
+
+
+def test_result_round_trip(job, tmp_path):
+    path = tmp_path / "r.h5"
+    write_result(path, job, {"config_hash": "abc", "seed": "0"})
+    back = read_result(path)
+    assert (back["method"], back["p"], back["params"], back["chosen"]) == ("rolled", 3, {"shift": 0}, {"shift": 0})
+    assert (back["dataset"], back["m"], back["split"], back["config_hash"]) == ("cube", 10, 0, "abc")
+    assert back["grid"] == [{"shift": 2}, {"shift": 0}]
+    np.testing.assert_array_equal(back["cv_error"], job.cv_error)
+    np.testing.assert_array_equal(back["test_indices"], job.test_indices)
+    assert back["test_error"] == job.test_error
+
+
+def test_result_file_is_byte_reproducible(job, tmp_path):
+    write_result(tmp_path / "a.h5", job, {"seed": "0"})
+    write_result(tmp_path / "b.h5", job, {"seed": "0"})
+    assert (tmp_path / "a.h5").read_bytes() == (tmp_path / "b.h5").read_bytes()
+
+
+def test_failed_write_leaves_no_file(job, tmp_path, monkeypatch):
+    def broken(handle, result, provenance):
+        handle.create_dataset("partial", data=np.zeros(3))
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(selection, "_write_h5", broken)
+    with pytest.raises(RuntimeError, match="disk full"):
+        write_result(tmp_path / "r.h5", job)
+    assert list(tmp_path.iterdir()) == []

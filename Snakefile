@@ -14,6 +14,6 @@ include: "workflow/rules/experiments.smk"
 
 
 rule all:
+    default_target: True
     input:
         all_targets(),
-    default_target: True

@@ -67,6 +67,7 @@ def test_a_job_killed_mid_run_leaves_no_result_and_the_rerun_completes(workdir):
     for path in (workdir / "results").rglob("*.h5"):     # whatever exists is complete
         with h5py.File(path, "r"):
             pass
+    assert snakemake(workdir, "tiny", "--unlock").returncode == 0   # a killed snakemake leaves its lock
     rerun = snakemake(workdir, "tiny", "--rerun-incomplete")
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     assert (workdir / "results" / "tiny" / "table.md").exists()

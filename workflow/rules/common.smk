@@ -1,9 +1,9 @@
 # Config validation and the small input functions the other rule files use.
-import json
 from pathlib import Path
 
 from snakemake.utils import validate
 
+from locproj.experiments import experiment_jobs, job_config, result_path
 
 validate(config, schema="../schemas/config.schema.yaml")
 
@@ -28,13 +28,18 @@ def file_spec(dataset, name):
 
 
 def raw_paths(wildcards):
-    return [f"data/raw/{wildcards.dataset}/{name}" for name in dataset_files(wildcards.dataset)]
+    return [
+        f"data/raw/{wildcards.dataset}/{name}"
+        for name in dataset_files(wildcards.dataset)
+    ]
 
 
 def available_offline(name):
     """True when no download is needed: no files, or all of them in the data mirror."""
     files = dataset_files(name)
-    return not files or (MIRROR is not None and all((Path(MIRROR) / f).is_file() for f in files))
+    return not files or (
+        MIRROR is not None and all((Path(MIRROR) / f).is_file() for f in files)
+    )
 
 
 def buildable_datasets():
@@ -59,8 +64,29 @@ def split_file(name, m):
 
 
 def split_targets():
-    return [split_file(name, m) for name, ms in config.get("split_targets", {}).items() for m in ms]
+    return [
+        split_file(name, m)
+        for name, ms in config.get("split_targets", {}).items()
+        for m in ms
+    ]
 
 
 def all_targets():
     return [data_file(name) for name in buildable_datasets()] + split_targets()
+
+
+def experiment_results(experiment):
+    return [
+        result_path(experiment, *job) for job in experiment_jobs(config, experiment)
+    ]
+
+
+def table_name(experiment):
+    return config["experiments"][experiment].get("table_name", "table")
+
+
+def experiment_outputs(experiment):
+    return [
+        f"results/{experiment}/{table_name(experiment)}.md",
+        f"results/{experiment}/comparison.md",
+    ]

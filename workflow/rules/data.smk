@@ -6,13 +6,13 @@ rule fetch:
         "data/raw/{dataset}/{file}",
     log:
         "logs/fetch/{dataset}/{file}.log",
+    retries: 0
+    localrule: True
+    conda:
+        "../envs/locproj.yaml"
     params:
         spec=lambda wc: file_spec(wc.dataset, wc.file),
         mirror=MIRROR,
-    localrule: True
-    retries: 0
-    conda:
-        "../envs/locproj.yaml"
     script:
         "../scripts/fetch.py"
 
@@ -24,11 +24,11 @@ rule prepare:
         "data/processed/{dataset}.h5",
     log:
         "logs/prepare/{dataset}.log",
+    conda:
+        "../envs/locproj.yaml"
     params:
         spec=lambda wc: DATASETS[wc.dataset],
         seed=config["seed"],
-    conda:
-        "../envs/locproj.yaml"
     script:
         "../scripts/prepare.py"
 
@@ -40,15 +40,15 @@ rule derive_view:
         "data/views/{view}.h5",
     log:
         "logs/views/{view}.log",
-    params:
-        view=lambda wc: VIEWS[wc.view],
     conda:
         "../envs/locproj.yaml"
+    params:
+        view=lambda wc: VIEWS[wc.view],
     script:
         "../scripts/derive_view.py"
 
 
 rule datasets:
+    default_target: False
     input:
         [data_file(name) for name in buildable_datasets()],
-    default_target: False

@@ -1,20 +1,4 @@
 # One job per (experiment, dataset, m, split, method), then one aggregation per experiment.
-from locproj.experiments import experiment_jobs, job_config, result_path
-
-
-def experiment_results(experiment):
-    return [result_path(experiment, *job) for job in experiment_jobs(config, experiment)]
-
-
-def table_name(experiment):
-    return config["experiments"][experiment].get("table_name", "table")
-
-
-def experiment_outputs(experiment):
-    return [f"results/{experiment}/{table_name(experiment)}.md", f"results/{experiment}/comparison.md"]
-
-
-
 rule fit:
     input:
         data=lambda wc: data_file(wc.dataset),
@@ -23,15 +7,15 @@ rule fit:
         "results/{experiment}/{dataset}/m{m}/{method}/split{split}.h5",
     log:
         "logs/fit/{experiment}/{dataset}/m{m}/{method}/split{split}.log",
-    params:
-        job=lambda wc: job_config(config, wc.experiment, wc.dataset, wc.method),
-    threads: config.get("threads", 1)
     wildcard_constraints:
         experiment=NAME_PATTERN,
         method=NAME_PATTERN,
         split=r"\d+",
     conda:
         "../envs/locproj.yaml"
+    threads: config.get("threads", 1)
+    params:
+        job=lambda wc: job_config(config, wc.experiment, wc.dataset, wc.method),
     script:
         "../scripts/run_job.py"
 
@@ -50,16 +34,16 @@ for _experiment in config.get("experiments", {}):
             figures=directory(f"{_out}/figures"),
         log:
             f"logs/aggregate/{_experiment}.log",
-        params:
-            spec=config["experiments"][_experiment],
         conda:
             "../envs/locproj.yaml"
+        params:
+            spec=config["experiments"][_experiment],
         script:
             "../scripts/aggregate.py"
 
     rule:
         name:
             _experiment
+        default_target: False
         input:
             experiment_outputs(_experiment),
-        default_target: False

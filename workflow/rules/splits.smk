@@ -8,13 +8,13 @@ rule split_per_class:
         "results/splits/{name}_m{m}.h5",
     log:
         "logs/splits/{name}_m{m}.log",
-    params:
-        n_splits=config["n_splits"],
-        seed=config["seed"],
     wildcard_constraints:
         name=NAME_PATTERN,
     conda:
         "../envs/locproj.yaml"
+    params:
+        n_splits=config["n_splits"],
+        seed=config["seed"],
     script:
         "../scripts/splits.py"
 
@@ -26,13 +26,13 @@ rule split_holdout:
         "results/splits/{name}_holdout.h5",
     log:
         "logs/splits/{name}_holdout.log",
-    params:
-        n_splits=1,
-        seed=config["seed"],
     wildcard_constraints:
         name=NAME_PATTERN,
     conda:
         "../envs/locproj.yaml"
+    params:
+        n_splits=1,
+        seed=config["seed"],
     script:
         "../scripts/splits.py"
 

@@ -76,8 +76,8 @@ def run_configured_job(job: dict, m: int, split: int, data_path, splits_path, ou
     return result
 
 
-def aggregate_experiment(spec: dict, result_paths, out_dir) -> None:
-    """Tables, comparison with the published numbers and CV-curve figures of one experiment."""
+def aggregate_experiment(spec: dict, result_paths, out_dir, seed=None) -> None:
+    """Tables, comparison with the published numbers, CV-curve figures and run metadata."""
     from . import aggregate
 
     methods, labels = list(spec["methods"]), spec.get("labels", {})
@@ -93,3 +93,15 @@ def aggregate_experiment(spec: dict, result_paths, out_dir) -> None:
     aggregate.write_comparison(comparison, out_dir)
     curves = aggregate.collect_cv_curves(result_paths)
     aggregate.plot_cv_curves(curves, Path(out_dir) / "figures", methods_order=methods, method_labels=labels)
+    write_metadata(Path(out_dir) / "metadata.yaml", spec, seed)
+
+
+def write_metadata(path: Path, spec: dict, seed) -> None:
+    """The experiment's configuration, seed, config hash and package versions, as YAML."""
+    import yaml
+
+    from ._io import atomic_path, config_hash, package_versions
+
+    metadata = {"seed": seed, "config_hash": config_hash(spec), "versions": package_versions(), "experiment": spec}
+    with atomic_path(path) as tmp:
+        tmp.write_text(yaml.safe_dump(metadata, sort_keys=True, allow_unicode=True))

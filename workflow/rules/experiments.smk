@@ -22,6 +22,7 @@ rule fit:
 
 for _experiment in config.get("experiments", {}):
     _out = f"results/{_experiment}"
+    _table = f"{_out}/{table_name(_experiment)}"
 
     rule:
         name:
@@ -29,15 +30,35 @@ for _experiment in config.get("experiments", {}):
         input:
             experiment_results(_experiment),
         output:
-            tables=multiext(f"{_out}/{table_name(_experiment)}", ".csv", ".md", ".tex"),
-            comparison=multiext(f"{_out}/comparison", ".csv", ".md"),
-            figures=directory(f"{_out}/figures"),
+            table_csv=report(
+                f"{_table}.csv", caption="../report/table.rst", category=_experiment
+            ),
+            table_md=f"{_table}.md",
+            table_tex=f"{_table}.tex",
+            comparison_csv=report(
+                f"{_out}/comparison.csv",
+                caption="../report/comparison.rst",
+                category=_experiment,
+            ),
+            comparison_md=f"{_out}/comparison.md",
+            figures=report(
+                directory(f"{_out}/figures"),
+                patterns=["{name}.png"],
+                caption="../report/figures.rst",
+                category=_experiment,
+            ),
+            metadata=report(
+                f"{_out}/metadata.yaml",
+                caption="../report/metadata.rst",
+                category=_experiment,
+            ),
         log:
             f"logs/aggregate/{_experiment}.log",
         conda:
             "../envs/locproj.yaml"
         params:
             spec=config["experiments"][_experiment],
+            seed=config["seed"],
         script:
             "../scripts/aggregate.py"
 

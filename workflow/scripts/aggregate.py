@@ -5,7 +5,7 @@ from locproj.workflow import run_rule
 
 
 def main(smk):
-    aggregate_experiment(smk.params.spec, list(smk.input), Path(smk.output.tables[0]).parent)
+    aggregate_experiment(smk.params.spec, list(smk.input), Path(smk.output.table_csv).parent, seed=smk.params.seed)
 
 
 run_rule(snakemake, main)

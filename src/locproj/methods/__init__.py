@@ -1,0 +1,21 @@
+"""Local linear dimensionality-reduction methods as scikit-learn transformers.
+
+Every graph-embedding method hands a graph and a constraint to the one solver,
+:func:`locproj.solvers.solve_embedding`; see ``docs/methods.md``.
+"""
+
+from .klpp import KernelLPP
+from .lea import LocallyEmbeddedAnalysis
+from .lfda import LocalFisherDiscriminantAnalysis
+from .linear import Fisherfaces
+from .llp import LocalLearningProjection
+from .lpp import LocalityPreservingProjection
+
+__all__ = [
+    "Fisherfaces",
+    "KernelLPP",
+    "LocalFisherDiscriminantAnalysis",
+    "LocalLearningProjection",
+    "LocallyEmbeddedAnalysis",
+    "LocalityPreservingProjection",
+]

@@ -1,0 +1,112 @@
+"""Kernel Locality Preserving Projections (paper 003 eq. 17-25)."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.metrics.pairwise import pairwise_kernels
+from sklearn.preprocessing import KernelCenterer
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..solvers import check_n_components, solve_embedding
+from ._base import scale_columns, validate_fit_data
+from .lpp import lpp_graph
+
+
+class KernelLPP(TransformerMixin, BaseEstimator):
+    """Kernel Locality Preserving Projection.
+
+    With ``v = phi(X) alpha`` (003 eq. 20) the LPP problem in feature space becomes
+    ``K L K alpha = lambda K D K alpha`` (eq. 21-24), smallest eigenvalues first; a new point is
+    projected by ``k(x, X_train)^T alpha`` (eq. 25).  Solved by
+    :func:`locproj.solvers.solve_embedding` with the kernel matrix as the data matrix
+    (``center=False``; the PCA pre-step then restricts ``alpha`` to the range of ``K``).
+    With ``center_kernel=True`` the data are centred in feature space (``K <- H K H``, and
+    the same centring for new points), the analogue of the centring done for linear LPP:
+    with a linear kernel the projections then equal LPP's.  With ``center_kernel=False``
+    (paper 003 literally) the constant vector lies in the range of ``K``, and the trivial
+    direction mapping every training point to the same value appears first, with eigenvalue 0.
+    The graph is built in input space as for LPP.
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+        None keeps all (the rank of ``K``); nested as for LPP.
+    kernel : {'rbf', 'linear', 'poly', ...}, default='rbf'
+        Any metric of :func:`sklearn.metrics.pairwise.pairwise_kernels`.
+    gamma, degree, coef0 : kernel parameters, passed when the kernel takes them.
+    n_neighbors : int or 'all', default=5
+    weight : {'heat', 'binary'}, default='heat'
+    t : float or None, default=None
+        Heat-kernel width of the graph weights ``exp(-||x_i - x_j||^2 / t)`` (003 eq. 12; the
+        ``gamma`` of :class:`LocalityPreservingProjection`).  None: mean squared edge length.
+    supervised : bool, default=True
+    center_kernel : bool, default=True
+        Centre the data in feature space (see above).
+    column_scaling : {'unit', 'constraint'}, default='unit'
+        'unit': unit RKHS norm ``alpha^T K alpha = 1``; 'constraint': ``alpha^T K D K alpha = 1``.
+
+    Attributes
+    ----------
+    dual_coef_ : ndarray of shape (n_samples_fit, n_components_)
+        The coefficients ``alpha`` (for the centred kernel when ``center_kernel``).
+    centerer_ : KernelCenterer or None
+    X_fit_ : ndarray of shape (n_samples_fit, n_features)
+    eigenvalues_ : ndarray of shape (n_components_,)
+    n_components_ : int
+
+    References
+    ----------
+    A. Levada, "Lecture notes ... LPP and Kernel LPP", 2020 (paper 003), eq. 17-25.
+    """
+
+    def __init__(self, n_components=None, *, kernel="rbf", gamma=None, degree=3, coef0=1,
+                 n_neighbors=5, weight="heat", t=None, supervised=True, center_kernel=True,
+                 column_scaling="unit"):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.n_neighbors = n_neighbors
+        self.weight = weight
+        self.t = t
+        self.supervised = supervised
+        self.center_kernel = center_kernel
+        self.column_scaling = column_scaling
+
+    def _kernel(self, X, Y=None):
+        return pairwise_kernels(X, Y, metric=self.kernel, filter_params=True, gamma=self.gamma,
+                                degree=self.degree, coef0=self.coef0)
+
+    def fit(self, X, y=None):
+        """Learn ``alpha`` from training data ``X`` (and labels ``y`` when supervised)."""
+        X, y = validate_fit_data(self, X, y, self.supervised)
+        K = self._kernel(X)
+        self.centerer_ = KernelCenterer().fit(K) if self.center_kernel else None
+        if self.centerer_ is not None:
+            K = self.centerer_.transform(K)
+        L, D = lpp_graph(X, y, self.n_neighbors, self.weight, self.t, self.supervised)
+        emb = solve_embedding(K, L, D, center=False, symmetric=True)
+        k = check_n_components(self.n_components, emb.n_available)
+        # scale every column, then cut: the RKHS norms (a product with K) then do not depend
+        # on how many columns were asked for, and prefixes stay bit-identical
+        self.dual_coef_ = scale_columns(emb.components, self.column_scaling, gram=K)[:, :k]
+        self.X_fit_ = X.copy()  # own the training data (fresh buffer: reproducible BLAS rounding)
+        self.eigenvalues_ = emb.eigenvalues[:k]
+        self.n_components_ = self.dual_coef_.shape[1]
+        return self
+
+    def transform(self, X):
+        """Project ``X``: ``k(X, X_fit_) @ dual_coef_`` (003 eq. 25)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        K = self._kernel(X, self.X_fit_)
+        if self.centerer_ is not None:
+            K = self.centerer_.transform(K)
+        return K @ self.dual_coef_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = bool(self.supervised)
+        return tags

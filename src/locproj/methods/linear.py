@@ -1,0 +1,90 @@
+"""Fisherfaces: PCA to ``n - c`` dimensions, then LDA (Belhumeur et al. 1997; paper 000 §6)."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.decomposition import PCA
+from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..solvers import fix_signs
+from ._base import scale_columns, validate_fit_data
+
+
+class Fisherfaces(TransformerMixin, BaseEstimator):
+    """Fisherfaces: PCA keeping ``min(n - c, rank)`` components, then Fisher LDA.
+
+    The PCA step makes the within-class scatter non-singular in theory (Belhumeur et al.
+    1997); scikit-learn's ``LinearDiscriminantAnalysis`` (``solver='svd'``) then copes with
+    a within-class scatter that is singular to working precision.  At most ``c - 1``
+    components.
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+        None keeps all ``min(c - 1, n_pca)``; nested.
+    solver : {'svd', 'eigen'}, default='svd'
+        Solver of ``LinearDiscriminantAnalysis``.
+    column_scaling : {'unit', 'constraint'}, default='unit'
+        'unit': unit-length columns; 'constraint': scikit-learn's ``scalings_`` scaling.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components_, n_features)
+    mean_ : ndarray of shape (n_features,)
+    eigenvalues_ : ndarray of shape (n_components_,)
+        ``explained_variance_ratio_`` of the LDA step (between-class variance shares).
+    n_components_ : int
+    n_pca_ : int
+        Dimension of the intermediate PCA space.
+
+    References
+    ----------
+    P. Belhumeur, J. Hespanha, D. Kriegman, "Eigenfaces vs. Fisherfaces", IEEE PAMI 1997.
+    """
+
+    def __init__(self, n_components=None, *, solver="svd", column_scaling="unit"):
+        self.n_components = n_components
+        self.solver = solver
+        self.column_scaling = column_scaling
+
+    def fit(self, X, y):
+        """Fit PCA then LDA on ``(X, y)``."""
+        X, y = validate_fit_data(self, X, y, supervised=True)
+        n, d = X.shape
+        n_classes = len(np.unique(y))
+        if n_classes < 2:
+            raise ValueError("Fisherfaces needs at least 2 classes, got 1.")
+        pca = PCA(svd_solver="covariance_eigh" if d <= n else "full").fit(X)
+        tol = 10 * max(n, d) * np.finfo(float).eps
+        rank = int(np.sum(pca.explained_variance_ > tol * pca.explained_variance_[0]))
+        n_pca = max(1, min(n - n_classes, rank))
+        Z = (X - pca.mean_) @ pca.components_[:n_pca].T
+        lda = LinearDiscriminantAnalysis(solver=self.solver).fit(Z, y)
+        available = min(n_classes - 1, n_pca, lda.scalings_.shape[1])
+        k = available if self.n_components is None else self.n_components
+        if not 1 <= k <= available:
+            raise ValueError(
+                f"n_components={self.n_components} but Fisherfaces has only {available} "
+                f"components available (at most c - 1 = {n_classes - 1}); use a smaller value."
+            )
+        # map every available column, then cut: prefixes stay bit-identical across n_components
+        P = fix_signs(pca.components_[:n_pca].T @ lda.scalings_[:, :available])
+        self.components_ = scale_columns(P, self.column_scaling)[:, :k].T
+        self.mean_ = pca.mean_
+        self.eigenvalues_ = np.asarray(lda.explained_variance_ratio_[:k])
+        self.n_components_ = k
+        self.n_pca_ = n_pca
+        return self
+
+    def transform(self, X):
+        """Project ``X``: ``(X - mean_) @ components_.T``."""
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return (X - self.mean_) @ self.components_.T
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags

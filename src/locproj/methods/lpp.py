@@ -1,0 +1,71 @@
+"""Locality Preserving Projections (He & Niyogi 2004; paper 000 §5.2, paper 003 eq. 1-16)."""
+
+from __future__ import annotations
+
+from .. import graphs
+from ._base import GraphEmbeddingTransformer, GraphProblem
+
+
+def lpp_graph(X, y, n_neighbors, weight: str, gamma, supervised: bool):
+    """Laplacian ``L = D - W`` and degree matrix ``D`` of the symmetrised kNN graph
+    (``W = max(W, W^T)``) with binary or heat-kernel weights (003 eq. 12-14)."""
+    nbhd = graphs.kneighbors(X, n_neighbors, y if supervised else None)
+    if weight == "heat":
+        W = graphs.heat_weights(nbhd, gamma)
+    elif weight == "binary":
+        W = graphs.binary_weights(nbhd)
+    else:
+        raise ValueError(f"weight must be 'heat' or 'binary', got {weight!r}.")
+    return graphs.laplacian(graphs.symmetrize(W))
+
+
+class LocalityPreservingProjection(GraphEmbeddingTransformer):
+    """Locality Preserving Projection (LPP, "Laplacianfaces").
+
+    Minimises ``sum_ij w_ij (p^T x_i - p^T x_j)^2 = p^T X L X^T p`` subject to
+    ``p^T X D X^T p = 1``, i.e. ``X L X^T p = lambda X D X^T p`` with the smallest eigenvalues
+    (paper 003 eq. 1-11, paper 000 eq. 39-40), after centring and the PCA pre-step of
+    :func:`locproj.solvers.solve_embedding`.
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+        Number of projections; None keeps all (the rank of the centred data).  The first ``p``
+        columns are the optimal ``p``-dimensional solution.
+    n_neighbors : int or 'all', default=5
+        Neighbours per point (within its class when ``supervised``).
+    weight : {'heat', 'binary'}, default='heat'
+        ``w_ij = exp(-||x_i - x_j||^2 / gamma)`` (000 §6.2; ``gamma`` is ``t`` of 003 eq. 12) or 1.
+    gamma : float or None, default=None
+        Heat-kernel width; None uses the mean squared distance over the graph's edges.
+    supervised : bool, default=True
+        Link only points of the same class (000 §5.2).
+    column_scaling : {'unit', 'constraint'}, default='unit'
+        'unit': unit-length columns (as in common LPP code); 'constraint': ``P^T X D X^T P = I``.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components_, n_features)
+    mean_ : ndarray of shape (n_features,)
+    eigenvalues_ : ndarray of shape (n_components_,)
+        Generalized eigenvalues, ascending.
+    n_components_ : int
+
+    References
+    ----------
+    X. He and P. Niyogi, "Locality Preserving Projections", NIPS 2003.
+    A. Levada, "Lecture notes ... LPP and Kernel LPP", 2020 (paper 003), eq. 1-16.
+    """
+
+    def __init__(self, n_components=None, *, n_neighbors=5, weight="heat", gamma=None,
+                 supervised=True, column_scaling="unit"):
+        self.n_components = n_components
+        self.n_neighbors = n_neighbors
+        self.weight = weight
+        self.gamma = gamma
+        self.supervised = supervised
+        self.column_scaling = column_scaling
+
+    def _problem(self, X, y):
+        L, D = lpp_graph(X, y, self.n_neighbors, self.weight, self.gamma, self.supervised)
+        return GraphProblem(L=L, B=D)

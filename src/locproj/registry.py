@@ -1,0 +1,122 @@
+"""Config method names -> estimators, their hyper-parameters and their maximal dimension.
+
+``METHODS[name]`` is a :class:`MethodSpec`; :func:`make_estimator` builds one estimator and
+:func:`max_components` says how many projections a method can return.
+
+Planned (documented placeholders, not implemented; :func:`make_estimator` raises
+``NotImplementedError`` naming the source):
+
+* ``lle``  -- LLE with out-of-sample mapping (paper 004 §2, §3);
+* ``slle`` -- supervised LLE, distance ``+ alpha * max distance`` across classes (004 §4);
+* ``gpk``, ``lpk`` -- global / local projection kernels with SVMs (paper 002).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from sklearn.base import BaseEstimator
+from sklearn.decomposition import PCA
+from sklearn.preprocessing import FunctionTransformer
+
+from .methods import (
+    Fisherfaces,
+    KernelLPP,
+    LocalFisherDiscriminantAnalysis,
+    LocalLearningProjection,
+    LocallyEmbeddedAnalysis,
+    LocalityPreservingProjection,
+)
+
+__all__ = ["MethodSpec", "METHODS", "PLANNED", "make_estimator", "max_components"]
+
+
+def _rank_bound(n_samples: int, n_classes: int, n_features: int) -> int:
+    return max(min(n_samples - 1, n_features), 0)
+
+
+def _lda_bound(n_samples: int, n_classes: int, n_features: int) -> int:
+    return max(min(n_classes - 1, n_samples - n_classes, n_features), 0)
+
+
+def _raw_bound(n_samples: int, n_classes: int, n_features: int) -> int:
+    return n_features
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """A method as the experiment configuration sees it.
+
+    Attributes
+    ----------
+    name : str
+        Config name.
+    factory : callable
+        ``factory(**params)`` returns an unfitted estimator.
+    params : tuple of str
+        Hyper-parameter names accepted by ``factory`` (besides ``n_components``).
+    supervised : bool
+        Whether ``fit`` uses the labels (by default).
+    bound : callable
+        ``bound(n_samples, n_classes, n_features)``: most components available.
+    """
+
+    name: str
+    factory: Callable[..., BaseEstimator]
+    params: tuple[str, ...]
+    supervised: bool
+    bound: Callable[[int, int, int], int]
+
+
+_GRAPH = ("n_neighbors", "supervised", "column_scaling")
+
+METHODS: dict[str, MethodSpec] = {
+    spec.name: spec
+    for spec in [
+        MethodSpec("raw", lambda **kw: FunctionTransformer(**kw), (), False, _raw_bound),
+        MethodSpec("pca", PCA, ("whiten",), False, _rank_bound),
+        MethodSpec("lda", Fisherfaces, ("solver", "column_scaling"), True, _lda_bound),
+        MethodSpec("lpp", LocalityPreservingProjection, _GRAPH + ("weight", "gamma"), True, _rank_bound),
+        MethodSpec("klpp", KernelLPP, _GRAPH + ("kernel", "gamma", "degree", "coef0", "weight", "t"),
+                   True, _rank_bound),
+        MethodSpec("llp", LocalLearningProjection, _GRAPH + ("reg", "kernel", "gamma", "center"), True,
+                   _rank_bound),
+        MethodSpec("lea", LocallyEmbeddedAnalysis,
+                   _GRAPH + ("reg", "reg_mode", "retained_variance", "mode"), True, _rank_bound),
+        MethodSpec("lfda", LocalFisherDiscriminantAnalysis, ("n_neighbors", "column_scaling"), True,
+                   _rank_bound),
+    ]
+}
+
+PLANNED: dict[str, str] = {
+    "lle": "LLE with out-of-sample mapping (de Ridder & Duin 2002, paper 004)",
+    "slle": "supervised LLE (de Ridder & Duin 2002, paper 004 §4)",
+    "gpk": "global projection kernel (Gönen & Alpaydın 2010, paper 002)",
+    "lpk": "local projection kernel (Gönen & Alpaydın 2010, paper 002)",
+}
+
+
+def _spec(name: str) -> MethodSpec:
+    if name in METHODS:
+        return METHODS[name]
+    if name in PLANNED:
+        raise NotImplementedError(f"method {name!r} is planned but not implemented yet: {PLANNED[name]}.")
+    raise ValueError(f"unknown method {name!r}; known: {sorted(METHODS)} (planned: {sorted(PLANNED)}).")
+
+
+def make_estimator(name: str, **params) -> BaseEstimator:
+    """Unfitted estimator for config method ``name`` with hyper-parameters ``params``
+    (``n_components`` allowed except for ``raw``)."""
+    spec = _spec(name)
+    allowed = set(spec.params) | ({"n_components"} if name != "raw" else set())
+    unknown = set(params) - allowed
+    if unknown:
+        raise ValueError(f"method {name!r} does not take {sorted(unknown)}; it takes {sorted(allowed)}.")
+    return spec.factory(**params)
+
+
+def max_components(name: str, n_samples: int, n_classes: int, n_features: int) -> int:
+    """Most projections ``name`` can return: ``c - 1`` (and ``n - c``) for LDA, the rank bound
+    ``min(n - 1, d)`` for the others, ``d`` for ``raw``."""
+    return _spec(name).bound(n_samples, n_classes, n_features)

@@ -1,0 +1,514 @@
+"""The one generalized-eigenproblem solver behind every graph-embedding method.
+
+Given data ``X`` (n_samples, n_features), an ``n x n`` "graph" matrix ``L`` and an optional
+``n x n`` constraint matrix ``B``, :func:`solve_embedding` returns ``P`` (n_features, k) solving::
+
+    minimise   tr(P^T X~^T L X~ P)
+    subject to P^T X~^T B X~ P = I     (constraint='B', B=None means the identity)
+          or   P^T P = I               (constraint='orthonormal')
+
+(or maximise, ``maximize=True``), where ``X~`` is the centred data.  This is the graph-embedding
+form of LPP (000 eq. 39, 003 eq. 6), LEA/NPE (001 eq. 8-11), LLP (000 eq. 37-38), LDA and LFDA.
+
+Conventions (see ``docs/methods.md``):
+
+* **PCA pre-step** (000 §4.1, "with all the zero principal components removed"): the problem is
+  solved in an orthonormal basis of the row space of ``X~``.  Components are kept when their
+  squared singular value exceeds ``pca_tol * max`` (default ``pca_tol = 10 * max(n, d) * eps``,
+  the resolution of the Gram-matrix eigen-decomposition used to compute them).  The Gram matrix
+  is the smaller of ``X~^T X~`` and ``X~ X~^T``, so ``d >> n`` costs O(n^2 d).  When ``d <= n``
+  and ``X~^T X~`` (for ``constraint='B'``: ``X~^T B X~``) is safely non-singular (Cholesky
+  succeeds and LAPACK's condition estimate is above ``1e-8``) every component would be kept, the
+  basis change cannot alter ``P``, and it is skipped.  For a kernel matrix (``symmetric=True``)
+  the basis is its own eigenvectors with eigenvalues above ``sqrt(pca_tol) * max`` -- or, for a
+  centred kernel safely of rank ``n - 1``, a Householder basis of ``1^perp`` (no eigensolve).
+* **Singular constraint**: if the reduced constraint matrix ``N`` is numerically singular
+  (Cholesky fails or its estimated reciprocal condition is below ``singular_rcond``), the ridge
+  ``N + ridge * mean(diag N) * I`` is used (Sugiyama's KLFDA uses the same device).  Directions
+  in the null space of ``N`` then get eigenvalues ~ 1/ridge: last when minimising, first when
+  maximising (for LFDA/LDA these are the directions of zero local within-class scatter).
+* **Order**: ascending eigenvalues (descending with ``maximize=True``).
+* **Degenerate eigenvalues** (``resolve_degenerate=True``): inside every cluster of eigenvalues
+  equal to ``degenerate_rtol`` relative to the problem's eigenvalue scale (``1e3 * ridge`` when
+  the ridge was used), the basis is rotated to diagonalise the projected total scatter
+  ``(X~ P_c)^T (X~ P_c)`` and ordered by decreasing variance; ties in variance (relative
+  ``1e-6``, e.g. when the constraint is the total scatter) are broken by diagonalising the
+  Euclidean Gram ``P_c^T P_c``, shortest column first.
+* **Signs**: in every column of ``P`` the entry of largest absolute value is positive (ties: the
+  first such entry).
+* **Column length**: columns are constraint-scaled (``P^T X~^T B X~ P = I`` or ``P^T P = I``);
+  estimators may rescale them (``column_scaling='unit'``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+from scipy import sparse
+from scipy.linalg import blas, lapack
+
+__all__ = ["Embedding", "GramFactor", "check_n_components", "solve_embedding", "pca_basis", "fix_signs"]
+
+_FAST_PATH_RCOND = 1e-8
+_TIE_RTOL = 1e-6  # variances this close (relatively) count as tied in the degenerate resolution
+_RIDGE_CLUSTER_FACTOR = 1e3  # with the ridge, eigenvalues are only resolved to ~ridge relative
+
+
+@dataclass(frozen=True)
+class Embedding:
+    """Result of :func:`solve_embedding`.
+
+    Attributes
+    ----------
+    components : ndarray of shape (n_features, k)
+        Columns ``P``, constraint-scaled, sign-fixed.
+    eigenvalues : ndarray of shape (k,)
+        ``tr`` contributions ``p^T X~^T L X~ p`` per column (generalized eigenvalues).
+    mean : ndarray of shape (n_features,)
+        The mean subtracted from ``X`` (zeros when ``center=False``).
+    rank : int
+        Dimension of the PCA space (number of kept components).
+    n_available : int
+        Number of eigenpairs of the reduced problem (``rank``).
+    regularized : bool
+        Whether the singular-constraint ridge was applied.
+    """
+
+    components: np.ndarray
+    eigenvalues: np.ndarray
+    mean: np.ndarray
+    rank: int
+    n_available: int
+    regularized: bool
+
+
+@dataclass(frozen=True)
+class GramFactor:
+    """A graph or constraint matrix given as ``E^T E`` (e.g. ``(I - W)^T (I - W)``, 001 eq. 8,
+    000 eq. 36): the solver then forms ``(E Y)^T (E Y)`` by a rank-k update."""
+
+    E: object  # (m, n) sparse matrix or array
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.E.shape[1], self.E.shape[1])
+
+    def __matmul__(self, Y):
+        return self.E.T @ (self.E @ Y)
+
+    def toarray(self) -> np.ndarray:
+        E = self.E.toarray() if sparse.issparse(self.E) else np.asarray(self.E)
+        return E.T @ E
+
+
+@dataclass(frozen=True)
+class _Basis:
+    """Working coordinates: ``P = T @ A`` and ``X~ @ P = Y @ A``."""
+
+    T: np.ndarray | None  # (d, r); None means the identity (no basis change)
+    Y: np.ndarray  # (n, r)
+    orthonormal: bool  # T^T T = I (so P^T P = A^T A)
+
+    @property
+    def rank(self) -> int:
+        return self.Y.shape[1]
+
+    def sandwich(self, L) -> np.ndarray:
+        return _sandwich(self.Y, L)
+
+    def gram(self) -> np.ndarray:
+        return _at_a(self.Y)
+
+    def to_input(self, A: np.ndarray) -> np.ndarray:
+        return A if self.T is None else _a_b(self.T, A)
+
+    def project(self, A: np.ndarray) -> np.ndarray:
+        return _a_b(self.Y, A)
+
+
+@dataclass(frozen=True)
+class _CentredKernelBasis:
+    """Whitened coordinates for a centred kernel matrix ``K`` (``K 1 = 0``) of rank ``n - 1``.
+
+    ``Y = Q = H[:, 1:]`` with the Householder reflector ``H`` that maps ``e_1`` to
+    ``1 / sqrt(n)``, so ``Q`` is an orthonormal basis of the range ``1^perp``; ``S = Q^T K Q``
+    (positive definite) and ``T = Q S^{-1}`` give ``K T = Q``.  Every product with ``Q`` is a
+    rank-one update, so no dense ``n^3`` product is formed.
+    """
+
+    v: np.ndarray  # reflector vector, H = I - 2 v v^T / v^T v
+    cho: tuple  # Cholesky factor of S (scipy.linalg.cho_factor)
+    orthonormal: bool = False
+
+    @property
+    def rank(self) -> int:
+        return len(self.v) - 1
+
+    def sandwich(self, L) -> np.ndarray:
+        dense = L.toarray() if hasattr(L, "toarray") else np.asarray(L @ np.eye(len(self.v)))
+        return _reflect_both(dense, self.v)[1:, 1:]
+
+    def gram(self) -> np.ndarray:
+        return np.eye(self.rank)
+
+    def to_input(self, A: np.ndarray) -> np.ndarray:
+        return self.project(scipy.linalg.cho_solve(self.cho, A))
+
+    def project(self, A: np.ndarray) -> np.ndarray:
+        padded = np.vstack([np.zeros((1, A.shape[1])), A])  # H [0; A] = Q A
+        return padded - (2.0 / (self.v @ self.v)) * np.outer(self.v, self.v @ padded)
+
+
+def _householder_to_constant(n: int) -> np.ndarray:
+    v = np.full(n, -1.0 / np.sqrt(n))
+    v[0] += 1.0  # v = e_1 - 1/sqrt(n): H e_1 = 1 / sqrt(n)
+    return v
+
+
+def _reflect_both(A: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``H A H = A - v w^T - w v^T`` for symmetric ``A``, ``H = I - beta v v^T`` and
+    ``w = beta A v - (beta^2 / 2) (v^T A v) v`` (Golub & Van Loan §5.1)."""
+    beta = 2.0 / (v @ v)
+    Av = A @ v
+    w = beta * Av - (beta**2 / 2) * (v @ Av) * v
+    out = A - v[:, None] * w[None, :]
+    out -= w[:, None] * v[None, :]
+    return out
+
+
+def _centred_kernel_basis(K: np.ndarray) -> _CentredKernelBasis | None:
+    """The fast basis when ``K`` is centred and safely of rank ``n - 1`` (else None)."""
+    n = len(K)
+    scale = np.abs(K).max(initial=0.0)
+    if n < 2 or scale == 0 or np.abs(K.sum(axis=1)).max() > 100 * n * np.finfo(float).eps * scale:
+        return None
+    v = _householder_to_constant(n)
+    S = _reflect_both(K, v)[1:, 1:]
+    chol, rcond = _cholesky_rcond((S + S.T) / 2)
+    if rcond <= _FAST_PATH_RCOND:
+        return None
+    return _CentredKernelBasis(v=v, cho=(chol, False))
+
+
+def pca_basis(Xc: np.ndarray, *, whiten: bool, tol: float | None = None,
+              symmetric: bool = False) -> _Basis | _CentredKernelBasis:
+    """Orthonormal (or whitened) basis of the row space of ``Xc``, zero components removed.
+
+    ``symmetric=True``: ``Xc`` is a symmetric PSD (kernel) matrix; its own eigen-decomposition
+    gives the basis (no squaring of the condition number) -- or, for a centred kernel that is
+    safely of rank ``n - 1``, the cheaper :class:`_CentredKernelBasis`.
+    """
+    n, d = Xc.shape
+    if tol is None:
+        tol = 10 * max(n, d) * np.finfo(float).eps
+    if symmetric:
+        fast = _centred_kernel_basis(Xc) if whiten else None
+        if fast is not None:
+            return fast
+        lam, V = scipy.linalg.eigh(Xc)
+        keep = lam > np.sqrt(tol) * lam[-1] if lam[-1] > 0 else np.zeros(len(lam), bool)
+        V, lam = V[:, keep], lam[keep]
+        return _Basis(T=V / lam, Y=V, orthonormal=False) if whiten else _Basis(T=V, Y=V * lam, orthonormal=True)
+    if d <= n:
+        lam, U = scipy.linalg.eigh(_at_a(Xc), lower=False)
+        keep = lam > tol * lam[-1] if lam[-1] > 0 else np.zeros(len(lam), bool)
+        U = U[:, keep]
+    else:
+        lam, V = scipy.linalg.eigh(_at_a(Xc.T), lower=False)
+        keep = lam > tol * lam[-1] if lam[-1] > 0 else np.zeros(len(lam), bool)
+        U = _at_b(Xc, V[:, keep]) / np.sqrt(lam[keep])
+        if not whiten:  # re-orthonormalise: P^T P = A^T A must hold to machine precision
+            U = scipy.linalg.qr(U, mode="economic")[0]
+    if whiten:
+        T = U / np.sqrt(lam[keep])
+        return _Basis(T=T, Y=_a_b(Xc, T), orthonormal=False)
+    return _Basis(T=U, Y=_a_b(Xc, U), orthonormal=True)
+
+
+def _full_rank_shortcut(Xc: np.ndarray, B, constraint: str):
+    """Skip the PCA basis when ``d <= n`` and ``Xc`` has safely full column rank.
+
+    Returns ``(ok, N)``.  For ``constraint='B'`` the test is on the reduced constraint matrix
+    ``N = X~^T B X~`` itself (needed anyway): ``N`` non-singular implies full column rank, and a
+    numerically-zero component of ``X~`` would make ``N``'s condition estimate fall far below
+    ``1e-8`` (for a positive diagonal ``B`` exactly so: ``cond(X~^T X~) <= cond(N) max(b)/min(b)``).
+    For ``'orthonormal'`` the test is on ``X~^T X~``.
+    """
+    n, d = Xc.shape
+    if d > n:
+        return False, None
+    if constraint == "B":
+        spread = _positive_diagonal_spread(B) or 1.0
+        N = _at_a(Xc) if B is None else _sandwich(Xc, B)
+        return _rcond_spd(N) / spread > _FAST_PATH_RCOND, N
+    return _rcond_spd(_at_a(Xc)) > _FAST_PATH_RCOND, None
+
+
+def _positive_diagonal_spread(B) -> float | None:
+    """``max(b) / min(b)`` if ``B`` is None (1) or a sparse positive diagonal matrix, else None."""
+    if B is None:
+        return 1.0
+    if not sparse.issparse(B):
+        return None
+    B = sparse.coo_array(B)
+    if np.any(B.row != B.col) or B.nnz < B.shape[0]:
+        return None
+    diag = B.diagonal()
+    return float(diag.max() / diag.min()) if diag.min() > 0 else None
+
+
+# Dense products go through scipy's BLAS (the one eigh uses): numpy bundles a second OpenBLAS
+# whose idle threads would compete with scipy's for the same cores.  The Fortran-ordered
+# transposes of C-ordered arrays are passed, so nothing is copied.
+
+
+def _at_b(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """``A^T B`` for C-ordered ``A`` (n, p) and ``B`` (n, q)."""
+    A, B = np.ascontiguousarray(A), np.ascontiguousarray(B)
+    return blas.dgemm(1.0, A.T, B.T, trans_b=True)
+
+
+def _a_b(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """``A B`` for C-ordered ``A`` (n, p) and ``B`` (p, q), returned C-ordered."""
+    A, B = np.ascontiguousarray(A), np.ascontiguousarray(B)
+    return blas.dgemm(1.0, B.T, A.T).T
+
+
+def _at_a(A: np.ndarray) -> np.ndarray:
+    """``A^T A`` by a rank-k update: only the **upper triangle** is filled (Fortran order).
+
+    Symmetric matrices in this module are read through their upper triangle (``eigh(...,
+    lower=False)``, ``dpotrf(lower=False)``), so the mirror image is never formed.
+    """
+    return blas.dsyrk(1.0, np.ascontiguousarray(A).T)
+
+
+def _rcond_spd(C: np.ndarray) -> float:
+    """Estimated reciprocal condition number of symmetric ``C`` (0 if not positive definite)."""
+    return _cholesky_rcond(C)[1]
+
+
+def _cholesky_rcond(C: np.ndarray) -> tuple[np.ndarray | None, float]:
+    """Upper Cholesky factor (Fortran-ordered, for ``cho_solve``) and LAPACK's 1-norm
+    reciprocal-condition estimate; ``(None, 0.0)`` if ``C`` is not positive definite."""
+    if C.shape[0] == 0:
+        return None, 0.0
+    # Fortran-ordered arrays may hold only their upper triangle; C-ordered ones are full
+    # symmetric, so their transpose (Fortran-ordered, no copy) has the same upper triangle.
+    upper = C if C.flags.f_contiguous else C.T
+    chol, info = lapack.dpotrf(upper, lower=False)
+    if info != 0:
+        return None, 0.0
+    anorm = np.abs(upper).sum(axis=0).max()  # 1-norm, or up to 2x below it for upper-only input
+    rcond, info = lapack.dpocon(chol, anorm)
+    return chol, (float(rcond) if info == 0 else 0.0)
+
+
+def solve_embedding(X, L, B=None, *, constraint: str = "B", n_components: int | None = None,
+                    maximize: bool = False, center: bool = True, pca_tol: float | None = None,
+                    ridge: float = 1e-9, singular_rcond: float = 1e-12,
+                    resolve_degenerate: bool = True, degenerate_rtol: float = 1e-9,
+                    partial: bool = False, symmetric: bool = False) -> Embedding:
+    """Solve the graph-embedding problem described in the module docstring.
+
+    Parameters
+    ----------
+    X : array of shape (n_samples, n_features)
+        Data (rows are samples).  For kernel methods pass the kernel matrix with
+        ``center=False``: ``X^T L X = K L K`` (003 eq. 21-25) and ``P`` holds the dual
+        coefficients.
+    L : sparse matrix, ndarray, LinearOperator or GramFactor of shape (n_samples, n_samples)
+        Symmetric positive semi-definite graph matrix (anything supporting ``L @ Y``).
+    B : same types, optional
+        Constraint matrix for ``constraint='B'``; ``None`` is the identity.
+    constraint : {'B', 'orthonormal'}
+    n_components : int or None
+        Number of columns to return; None returns all available (the PCA rank).
+    maximize : bool
+        Return the largest eigenvalues first (LDA/LFDA).
+    center : bool
+        Subtract the column mean of ``X`` first.
+    pca_tol : float, optional
+        Relative threshold on squared singular values of the PCA pre-step.
+    ridge, singular_rcond : float
+        Fix for a numerically singular reduced constraint matrix (module docstring).
+    resolve_degenerate : bool
+        Canonical, variance-ordered basis inside clusters of equal eigenvalues.
+    degenerate_rtol : float
+        Relative tolerance for two eigenvalues to count as equal (see ``_clusters``).
+    symmetric : bool
+        ``X`` is a symmetric positive semi-definite kernel matrix (requires ``center=False``):
+        the PCA basis comes from ``eigh(X)`` itself rather than from ``X^T X``.
+    partial : bool
+        Compute only the first ``n_components`` eigenpairs (``subset_by_index``).  The columns
+        agree with the full solve up to rounding, not bit for bit.
+
+    Returns
+    -------
+    Embedding
+    """
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2 or not np.all(np.isfinite(X)):
+        raise ValueError("X must be a finite 2-D array.")
+    if constraint not in ("B", "orthonormal"):
+        raise ValueError(f"constraint must be 'B' or 'orthonormal', got {constraint!r}.")
+    n, d = X.shape
+    _check_square(L, n, "L")
+    if B is not None:
+        _check_square(B, n, "B")
+    if symmetric and (center or n != d):
+        raise ValueError("symmetric=True expects a square kernel matrix and center=False.")
+    mean = X.mean(axis=0) if center else np.zeros(d)
+    Xc = X - mean if center else X
+    ok, N = (False, None) if symmetric else _full_rank_shortcut(Xc, B, constraint)
+    if ok:
+        basis = _Basis(T=None, Y=Xc, orthonormal=True)
+    else:
+        basis = pca_basis(Xc, whiten=constraint == "B", tol=pca_tol, symmetric=symmetric)
+        N = None
+    r = basis.rank
+    k = check_n_components(n_components, r)
+
+    M = basis.sandwich(L)
+    if N is None:
+        N, regularized = _reduced_constraint(basis, B, constraint, ridge, singular_rcond)
+    else:  # already known to be well conditioned
+        regularized = False
+    scale = _eigenvalue_scale(M, N)
+    lam, A = _eigh_sorted(M, N, maximize, k if partial else None, resolve_degenerate,
+                          degenerate_rtol, scale)
+    if resolve_degenerate:
+        rtol = max(degenerate_rtol, _RIDGE_CLUSTER_FACTOR * ridge) if regularized else degenerate_rtol
+        A = _resolve_degenerate(lam, A, basis, rtol, scale)
+    P = basis.to_input(A)[:, :k]  # map every column, then cut: prefixes are bit-identical
+    lam = lam[:k]
+    return Embedding(components=fix_signs(P), eigenvalues=lam, mean=mean, rank=r,
+                     n_available=r, regularized=regularized)
+
+
+# --------------------------------------------------------------------------- pieces
+
+
+def _check_square(L, n: int, name: str) -> None:
+    if getattr(L, "shape", None) != (n, n):
+        raise ValueError(f"{name} must have shape ({n}, {n}), got {getattr(L, 'shape', None)}.")
+
+
+def check_n_components(n_components, available: int) -> int:
+    """``n_components`` resolved against the ``available`` count (None: all); clear error if too many."""
+    if n_components is None:
+        return available
+    if n_components < 1 or n_components > available:
+        raise ValueError(
+            f"n_components={n_components} but only {available} components are available "
+            "(the rank of the centred training data); use n_components=None or a smaller value."
+        )
+    return int(n_components)
+
+
+def _sandwich(Y: np.ndarray, L) -> np.ndarray:
+    """``Y^T L Y`` (L sparse, dense, LinearOperator or :class:`GramFactor`); only the upper
+    triangle is authoritative (Fortran-ordered result)."""
+    if isinstance(L, GramFactor):
+        return _at_a(np.asarray(L.E @ Y))
+    return _at_b(Y, np.asarray(L @ Y))
+
+
+def _reduced_constraint(basis: _Basis, B, constraint: str, ridge: float, singular_rcond: float):
+    """``N`` of the reduced problem ``M a = lambda N a`` (None means identity), ridge flag."""
+    if constraint == "orthonormal":
+        if basis.orthonormal:
+            return None, False
+        N = _at_a(basis.T)
+    else:
+        N = basis.gram() if B is None else basis.sandwich(B)
+    if _rcond_spd(N) > singular_rcond:
+        return N, False
+    scale = np.trace(N) / max(len(N), 1)
+    N = N.copy(order="K")  # keep the layout: an upper-only N stays upper-only
+    N[np.diag_indices_from(N)] += ridge * (scale if scale > 0 else 1.0)
+    return N, True
+
+
+def _eigh_sorted(M, N, maximize: bool, k: int | None, resolve_degenerate: bool, rtol: float,
+                 scale: float):
+    """Eigenpairs sorted ascending (descending if maximize); optionally only the first k."""
+    r = len(M)
+    if k is not None and k < r:
+        extra = min(k + 1, r)  # one more to see whether a degenerate cluster crosses the cut
+        subset = [r - extra, r - 1] if maximize else [0, extra - 1]
+        lam, A = scipy.linalg.eigh(M, N, lower=False, subset_by_index=subset)
+        lam, A = _order(lam, A, maximize)
+        if not (resolve_degenerate and _cluster_reaches_end(lam, rtol, scale)):
+            return lam, A
+    lam, A = scipy.linalg.eigh(M, N, lower=False)  # N may hold only its upper triangle
+    return _order(lam, A, maximize)
+
+
+def _eigenvalue_scale(M, N) -> float:
+    n_scale = 1.0 if N is None else float(np.mean(np.diag(N)))
+    scale = float(np.abs(M).max(initial=0.0)) / (n_scale if n_scale > 0 else 1.0)
+    return scale if scale > 0 else np.finfo(float).tiny
+
+
+def _order(lam, A, maximize: bool):
+    order = np.argsort(-lam if maximize else lam, kind="stable")
+    return lam[order], A[:, order]
+
+
+def _clusters(lam: np.ndarray, rtol: float, scale: float) -> list[slice]:
+    """Maximal runs of consecutive (sorted) eigenvalues ``lam_i, lam_{i+1}`` that differ by at
+    most ``rtol * max(scale, |lam_i|, |lam_{i+1}|)``; ``scale`` is the problem's eigenvalue scale
+    ``max|M_ij| / mean(diag N)`` so that numerically-zero eigenvalues group together."""
+    if len(lam) == 0:
+        return []
+    pair_max = np.maximum(np.abs(lam[:-1]), np.abs(lam[1:]))
+    tol = rtol * np.maximum(pair_max, scale)
+    breaks = np.flatnonzero(np.abs(np.diff(lam)) > tol) + 1
+    edges = np.concatenate([[0], breaks, [len(lam)]])
+    return [slice(a, b) for a, b in zip(edges[:-1], edges[1:])]
+
+
+def _cluster_reaches_end(lam, rtol, scale) -> bool:
+    last = _clusters(lam, rtol, scale)[-1]
+    return last.stop - last.start > 1
+
+
+def _resolve_degenerate(lam: np.ndarray, A: np.ndarray, basis: _Basis, rtol: float,
+                        scale: float) -> np.ndarray:
+    """Canonical basis inside each degenerate cluster (any rotation that is orthogonal in the
+    constraint's metric keeps both the constraint and the objective):
+
+    1. diagonalise the projected total scatter ``(X~ P_c)^T (X~ P_c)``, largest variance first;
+    2. where those variances tie too (e.g. when the constraint *is* the total scatter, as in
+       LEA D-to-d, or LFDA's directions of zero within-class scatter), diagonalise the
+       Euclidean Gram ``P_c^T P_c``, shortest column (largest variance per unit length) first.
+    """
+    A = A.copy()
+    for cl in _clusters(lam, rtol, scale):
+        if cl.stop - cl.start < 2:
+            continue
+        F = basis.project(A[:, cl])  # projections of the (centred) training data
+        var, R = scipy.linalg.eigh(F.T @ F)
+        var, A[:, cl] = var[::-1], A[:, cl] @ R[:, ::-1]
+        for tie in _clusters(var, _TIE_RTOL, float(np.abs(var).max())):
+            if tie.stop - tie.start < 2:
+                continue
+            sub = A[:, cl][:, tie]
+            P = basis.to_input(sub)
+            _, R = scipy.linalg.eigh(P.T @ P)
+            A[:, cl.start + tie.start : cl.start + tie.stop] = sub @ R
+    return A
+
+
+def fix_signs(P: np.ndarray) -> np.ndarray:
+    """Flip columns so that each column's entry of largest ``|value|`` is positive
+    (``argmax`` picks the first one on ties)."""
+    if P.size == 0:
+        return P
+    idx = np.argmax(np.abs(P), axis=0)
+    signs = np.sign(P[idx, np.arange(P.shape[1])])
+    signs[signs == 0] = 1.0
+    return P * signs

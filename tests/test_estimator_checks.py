@@ -1,0 +1,53 @@
+"""scikit-learn's estimator checks for every estimator of locproj.methods."""
+
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from locproj.methods import (
+    Fisherfaces,
+    KernelLPP,
+    LocalFisherDiscriminantAnalysis,
+    LocalLearningProjection,
+    LocallyEmbeddedAnalysis,
+    LocalityPreservingProjection,
+)
+
+# Supervised kNN graphs need n_neighbors < the size of every class.  A few checks fit on data
+# sets with classes of only 3-5 samples, so the default n_neighbors=5 cannot apply there and the
+# estimator (correctly) raises its "n_neighbors=5 but class 0 has only 5 samples" error.
+_SMALL_CLASSES = "supervised graph: the check's classes have <= 5 samples, n_neighbors=5 needs >= 6"
+_DEFAULT_KNN_FAILURES = {
+    "check_estimators_nan_inf": _SMALL_CLASSES,
+    "check_fit2d_1feature": _SMALL_CLASSES,
+    "check_n_features_in_after_fitting": _SMALL_CLASSES,
+}
+
+ESTIMATORS = [
+    # defaults (n_neighbors=5)
+    LocalityPreservingProjection(),
+    LocalLearningProjection(),
+    LocallyEmbeddedAnalysis(),
+    KernelLPP(),
+    LocalFisherDiscriminantAnalysis(),
+    Fisherfaces(),
+    # small neighbourhoods, so that every check applies; other options
+    LocalityPreservingProjection(n_neighbors=2),
+    LocalityPreservingProjection(n_neighbors=2, supervised=False, weight="binary"),
+    LocalLearningProjection(n_neighbors=2),
+    LocalLearningProjection(n_neighbors=2, kernel="rbf", supervised=False),
+    LocallyEmbeddedAnalysis(n_neighbors=2),
+    LocallyEmbeddedAnalysis(n_neighbors=2, mode="d_to_1", reg_mode="auto"),
+    KernelLPP(n_neighbors=2),
+    KernelLPP(n_neighbors=2, kernel="poly", center_kernel=False, column_scaling="constraint"),
+    Fisherfaces(solver="eigen"),
+]
+
+
+def _expected_failures(estimator):
+    if getattr(estimator, "supervised", False) and getattr(estimator, "n_neighbors", None) == 5:
+        return _DEFAULT_KNN_FAILURES
+    return {}
+
+
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=_expected_failures)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)

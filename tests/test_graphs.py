@@ -1,0 +1,216 @@
+"""Graph construction: neighbour search, weights, LLE and local-KRR matrices, LFDA graphs."""
+
+import numpy as np
+import pytest
+from scipy import sparse
+from sklearn.kernel_ridge import KernelRidge
+
+from locproj import graphs
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((45, 6))
+    y = np.repeat(["a", "b", "c"], 15)
+    return X, y
+
+
+def _linked_pairs(W):
+    W = sparse.coo_array(W)
+    return W.row, W.col
+
+
+def test_supervised_graph_never_links_two_classes(data):
+    X, y = data
+    nbhd = graphs.kneighbors(X, 4, y)
+    for W in [graphs.symmetrize(graphs.heat_weights(nbhd)), graphs.lle_weights(X, nbhd),
+              graphs.local_krr_weights(X, nbhd), graphs.class_block_graph(y),
+              graphs.local_scaling_affinity(X, y)]:
+        rows, cols = _linked_pairs(W)
+        assert np.all(y[rows] == y[cols])
+
+
+def test_kneighbors_are_the_nearest_others(data):
+    X, _ = data
+    nbhd = graphs.kneighbors(X, 3)
+    D = ((X[:, None] - X[None]) ** 2).sum(-1)
+    np.fill_diagonal(D, np.inf)
+    expected = np.sort(np.argsort(D, axis=1)[:, :3], axis=1)
+    got = np.sort(nbhd.indices.reshape(-1, 3), axis=1)
+    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_allclose(nbhd.sq_distances, D[nbhd.rows(), nbhd.indices])
+
+
+def test_all_means_every_other_member_of_the_class():
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((9, 3))
+    y = np.array([0, 0, 0, 0, 1, 1, 1, 2, 2])
+    nbhd = graphs.kneighbors(X, "all", y)
+    np.testing.assert_array_equal(nbhd.counts, [3, 3, 3, 3, 2, 2, 2, 1, 1])
+    assert not np.any(nbhd.indices == nbhd.rows())
+
+
+def test_heat_weights_follow_the_gamma_convention(data):
+    X, _ = data
+    nbhd = graphs.kneighbors(X, 2)
+    W = graphs.heat_weights(nbhd, gamma=3.0)
+    i, j = nbhd.rows()[0], nbhd.indices[0]
+    assert W[i, j] == pytest.approx(np.exp(-np.sum((X[i] - X[j]) ** 2) / 3.0))
+    W_default = graphs.heat_weights(nbhd)
+    assert W_default[i, j] == pytest.approx(np.exp(-nbhd.sq_distances[0] / nbhd.sq_distances.mean()))
+
+
+def test_symmetrize_and_laplacian(data):
+    X, _ = data
+    W = graphs.symmetrize(graphs.heat_weights(graphs.kneighbors(X, 3)))
+    assert abs(W - W.T).max() == 0
+    L, D = graphs.laplacian(W)
+    np.testing.assert_allclose(L @ np.ones(len(X)), 0, atol=1e-12)
+    np.testing.assert_allclose(D.diagonal(), np.asarray(W.sum(axis=1)).ravel())
+
+
+@pytest.mark.parametrize("n_neighbors, y, match", [
+    (15, np.repeat(["a", "b", "c"], 15), r"n_neighbors=15 but class 'a' has only 15 samples.*n_neighbors <= 14"),
+    (3, np.array(["a"] * 30 + ["b"] * 12 + ["c"] * 3), r"class 'c' has only 3 samples"),
+    (3, np.zeros(45), "at least 2 classes"),
+    (0, None, "positive int or 'all'"),
+    ("most", None, "positive int or 'all'"),
+    (45, None, "the data set has only 45 samples"),
+])
+def test_clear_errors(data, n_neighbors, y, match):
+    X, _ = data
+    with pytest.raises(ValueError, match=match):
+        graphs.kneighbors(X, n_neighbors, y)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_nonfinite_input_is_rejected(data, bad):
+    X, y = data
+    X = X.copy()
+    X[3, 2] = bad
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        graphs.kneighbors(X, 3, y)
+
+
+@pytest.mark.parametrize("reg_mode", ["trace", "fixed", "auto"])
+def test_lle_weights_sum_to_one(data, reg_mode):
+    X, y = data
+    W = graphs.lle_weights(X, graphs.kneighbors(X, 5, y), reg=1e-2, reg_mode=reg_mode)
+    np.testing.assert_allclose(np.asarray(W.sum(axis=1)).ravel(), 1.0, atol=1e-12)
+
+
+@pytest.mark.parametrize("reg_mode", ["trace", "fixed"])
+def test_lle_weights_reproduce_a_point_in_the_affine_hull(reg_mode):
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((6, 8))
+    X[1:4] *= 0.1  # three points near the origin ...
+    X[4:] *= 10  # ... two far away ...
+    X[0] = 0.5 * X[1] + 0.3 * X[2] + 0.2 * X[3]  # ... and one in the affine hull of the three
+    nbhd = graphs.kneighbors(X, 3)
+    assert set(nbhd.indices[:3]) == {1, 2, 3}
+    W = graphs.lle_weights(X, nbhd, reg=0.0 if reg_mode == "fixed" else 1e-14, reg_mode=reg_mode)
+    w = W[[0], :].toarray().ravel()
+    np.testing.assert_allclose(w @ X, X[0], atol=1e-9 * np.abs(X[0]).max())
+    np.testing.assert_allclose(w[1:4], [0.5, 0.3, 0.2], atol=1e-7)
+
+
+def test_auto_regularisation_matches_de_ridder_duin():
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((5, 10))
+    nbhd = graphs.kneighbors(X, 4)
+    Z = X[0] - X[nbhd.indices[:4]]
+    Q = Z @ Z.T
+    lam = np.sort(np.linalg.eigvalsh(Q))[::-1]
+    m = int(np.searchsorted(np.cumsum(lam) / lam.sum(), 0.8) + 1)
+    sigma2 = lam[m:].mean()
+    w = np.linalg.solve(Q + sigma2 * np.eye(4), np.ones(4))
+    W = graphs.lle_weights(X, nbhd, reg_mode="auto", retained_variance=0.8)
+    np.testing.assert_allclose(W[[0], :].toarray().ravel()[nbhd.indices[:4]], w / w.sum(), rtol=1e-10)
+
+
+@pytest.mark.parametrize("kernel, gamma", [("linear", None), ("rbf", 0.3)])
+def test_local_krr_equals_kernel_ridge_on_the_neighbours(data, kernel, gamma):
+    X, y = data
+    lam = 0.7
+    nbhd = graphs.kneighbors(X, 5, y)
+    A = graphs.local_krr_weights(X, nbhd, reg=lam, kernel=kernel, gamma=gamma, center=True)
+    f = np.random.default_rng(4).standard_normal(len(X))
+    o = A @ f
+    Xk = X - X.mean(axis=0) if kernel == "linear" else X
+    for i in [0, 17, 44]:
+        nb = nbhd.indices[nbhd.indptr[i]:nbhd.indptr[i + 1]]
+        krr = KernelRidge(alpha=lam, kernel=kernel, gamma=gamma).fit(Xk[nb], f[nb])
+        assert o[i] == pytest.approx(krr.predict(Xk[[i]])[0], rel=1e-10, abs=1e-12)
+
+
+def test_local_krr_uses_k_i_between_x_i_and_its_neighbours():
+    # If k_i were taken among the neighbours only (a known bug), o_i would not depend on x_i.
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((8, 3))
+    nbhd = graphs.kneighbors(X, 3)
+    A1 = graphs.local_krr_weights(X, nbhd, kernel="linear", center=False)
+    X2 = X.copy()
+    X2[0] *= 1.01  # same neighbours (checked), different x_0
+    nbhd2 = graphs.kneighbors(X2, 3)
+    assert np.array_equal(nbhd.indices[:3], nbhd2.indices[:3])
+    A2 = graphs.local_krr_weights(X2, nbhd2, kernel="linear", center=False)
+    nb = nbhd.indices[:3]
+    np.testing.assert_allclose(A2[[0], :].toarray().ravel()[nb], 1.01 * A1[[0], :].toarray().ravel()[nb])
+
+
+def test_class_block_graph_gives_between_class_scatter(data):
+    X, y = data
+    Xc = X - X.mean(axis=0)
+    W = graphs.class_block_graph(y)
+    Sb = sum(np.sum(y == c) * np.outer(Xc[y == c].mean(0), Xc[y == c].mean(0)) for c in np.unique(y))
+    np.testing.assert_allclose(Xc.T @ (W @ Xc), Sb, atol=1e-10)
+
+
+def test_lfda_laplacians_match_the_dense_definition(data):
+    from locproj.methods.lfda import lfda_laplacians
+
+    X, y = data
+    n = len(X)
+    A = graphs.local_scaling_affinity(X, y, 7).toarray()
+    same = y[:, None] == y[None, :]
+    n_c = np.array([np.sum(y == c) for c in y])[:, None]
+    W_lw = np.where(same, A / n_c, 0.0)
+    W_lb = np.where(same, A * (1 / n - 1 / n_c), 1 / n)
+    L_b, L_w = lfda_laplacians(X, y, 7)
+    V = np.random.default_rng(6).standard_normal((n, 4))
+    np.testing.assert_allclose(L_w @ V, (np.diag(W_lw.sum(1)) - W_lw) @ V, atol=1e-12)
+    np.testing.assert_allclose(L_b @ V, (np.diag(W_lb.sum(1)) - W_lb) @ V, atol=1e-12)
+    # sigma_i: distance to the 7th nearest neighbour within the class
+    Xa = X[y == "a"]
+    d = np.sqrt(((Xa[:, None] - Xa[None]) ** 2).sum(-1))
+    sigma = np.sort(d, axis=1)[:, 7]
+    np.testing.assert_allclose(A[:15, :15], np.exp(-d**2 / np.outer(sigma, sigma)), rtol=1e-10)
+
+
+def test_duplicate_points_are_neighbours_at_distance_zero():
+    rng = np.random.default_rng(9)
+    X = rng.standard_normal((12, 4))
+    X[5] = X[3]
+    y = np.repeat([0, 1], 6)
+    nbhd = graphs.kneighbors(X, 2, y)
+    assert 5 in nbhd.indices[nbhd.indptr[3]:nbhd.indptr[4]]
+    assert not np.any(nbhd.indices == nbhd.rows())
+    assert nbhd.sq_distances[nbhd.indptr[3]] == 0.0
+
+
+def test_large_groups_use_brute_search_with_exact_distances():
+    rng = np.random.default_rng(10)
+    X = rng.standard_normal((graphs._PRECOMPUTED_MAX + 20, 3))
+    nbhd = graphs.kneighbors(X, 4)
+    i = 7
+    d = ((X - X[i]) ** 2).sum(1)
+    d[i] = np.inf
+    np.testing.assert_array_equal(np.sort(nbhd.indices[4 * i: 4 * i + 4]), np.sort(np.argsort(d)[:4]))
+    np.testing.assert_allclose(nbhd.sq_distances, ((X[nbhd.rows()] - X[nbhd.indices]) ** 2).sum(1), rtol=1e-15)
+
+
+def test_local_scaling_needs_a_positive_int(data):
+    X, y = data
+    with pytest.raises(ValueError, match="positive int"):
+        graphs.local_scaling_affinity(X, y, 0)

@@ -1,0 +1,205 @@
+"""The estimators: conventions, nesting, determinism, agreement with scikit-learn, errors."""
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.decomposition import PCA
+from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+
+from locproj import graphs, registry
+from locproj.methods import (
+    Fisherfaces,
+    KernelLPP,
+    LocalFisherDiscriminantAnalysis,
+    LocalLearningProjection,
+    LocallyEmbeddedAnalysis,
+    LocalityPreservingProjection,
+)
+from locproj.solvers import solve_embedding
+
+LINEAR = [
+    LocalityPreservingProjection(),
+    LocalityPreservingProjection(weight="binary", supervised=False),
+    LocalLearningProjection(),
+    LocalLearningProjection(kernel="rbf", gamma=0.05),
+    LocallyEmbeddedAnalysis(),
+    LocallyEmbeddedAnalysis(mode="d_to_1", reg_mode="auto"),
+    LocalFisherDiscriminantAnalysis(),
+    Fisherfaces(),
+]
+ALL = LINEAR + [KernelLPP(gamma=0.05)]
+
+
+def _faces_like(n_per_class=10, n_classes=4, d=50, seed=0):
+    """Low-rank-plus-noise classes, d > n (the face-recognition regime)."""
+    rng = np.random.default_rng(seed)
+    basis = rng.standard_normal((8, d))
+    centres = rng.standard_normal((n_classes, 8)) * 3
+    y = np.repeat(np.arange(n_classes), n_per_class)
+    X = (centres[y] + rng.standard_normal((len(y), 8))) @ basis + 0.3 * rng.standard_normal((len(y), d))
+    return X, y
+
+
+def _coefs(est):
+    return est.dual_coef_ if isinstance(est, KernelLPP) else est.components_.T
+
+
+@pytest.mark.parametrize("est", ALL, ids=lambda e: repr(e))
+def test_nested_columns(est):
+    X, y = _faces_like()
+    full = clone(est).fit(X, y)
+    part = clone(est).set_params(n_components=3).fit(X, y)
+    assert np.array_equal(_coefs(part), _coefs(full)[:, :3])
+    assert part.n_components_ == 3
+
+
+@pytest.mark.parametrize("est", ALL, ids=lambda e: repr(e))
+def test_identical_bits_for_identical_input(est):
+    X, y = _faces_like()
+    a, b = clone(est).fit(X, y), clone(est).fit(X.copy(), y.copy())
+    assert np.array_equal(_coefs(a), _coefs(b))
+    assert np.array_equal(a.transform(X), b.transform(X))
+
+
+@pytest.mark.parametrize("est", LINEAR, ids=lambda e: repr(e))
+def test_invariant_to_permuting_samples(est):
+    X, y = _faces_like(seed=1)
+    perm = np.random.default_rng(7).permutation(len(y))
+    a = clone(est).set_params(n_components=5 if not isinstance(est, Fisherfaces) else 3).fit(X, y)
+    b = clone(est).set_params(n_components=a.n_components_).fit(X[perm], y[perm])
+    cosines = np.einsum("ij,ij->i", a.components_, b.components_)  # unit columns
+    np.testing.assert_allclose(np.abs(cosines), 1.0, atol=1e-6)
+
+
+@pytest.mark.parametrize("est", LINEAR, ids=lambda e: repr(e))
+def test_transform_is_centred_linear_projection(est):
+    X, y = _faces_like()
+    fitted = clone(est).fit(X, y)
+    assert fitted.components_.shape == (fitted.n_components_, X.shape[1])
+    np.testing.assert_allclose(np.linalg.norm(fitted.components_, axis=1), 1.0)
+    np.testing.assert_allclose(fitted.transform(X), (X - fitted.mean_) @ fitted.components_.T)
+
+
+def test_lpp_constraint_scaling_and_eigen_equation():
+    X, y = _faces_like(n_per_class=15, d=20)
+    lpp = LocalityPreservingProjection(n_components=4, column_scaling="constraint").fit(X, y)
+    L, D = graphs.laplacian(graphs.symmetrize(graphs.heat_weights(graphs.kneighbors(X, 5, y))))
+    F = lpp.transform(X)
+    np.testing.assert_allclose(F.T @ (D @ F), np.eye(4), atol=1e-8)
+    np.testing.assert_allclose(np.diag(F.T @ (L @ F)), lpp.eigenvalues_, atol=1e-10)
+
+
+def test_llp_is_orthonormal_and_minimises_local_error():
+    X, y = _faces_like()
+    llp = LocalLearningProjection(n_components=5).fit(X, y)
+    P = llp.components_.T
+    np.testing.assert_allclose(P.T @ P, np.eye(5), atol=1e-10)
+    A = graphs.local_krr_weights(X, graphs.kneighbors(X, 5, y), reg=1.0)
+    F = llp.transform(X)
+    errors = np.sum((F - A @ F) ** 2, axis=0)  # local estimation error (000 eq. 25, 33)
+    np.testing.assert_allclose(errors, llp.eigenvalues_, rtol=1e-8)
+
+
+def test_lea_d_to_d_has_no_trivial_direction_and_paper_scaling():
+    X, y = _faces_like()
+    lea = LocallyEmbeddedAnalysis(column_scaling="constraint").fit(X, y)
+    F = lea.transform(X)
+    np.testing.assert_allclose(F.T @ F, len(X) * np.eye(lea.n_components_), atol=1e-6 * len(X))
+    assert np.all(F.std(axis=0) > 1e-6)  # no column maps every sample to the same value
+    assert lea.n_components_ == len(X) - 1  # nothing discarded: rank of the centred data
+
+
+def test_lfda_puts_zero_within_class_scatter_directions_first():
+    X, y = _faces_like()
+    F = LocalFisherDiscriminantAnalysis(n_components=3).fit(X, y).transform(X)
+    within = sum(F[y == c].var(axis=0) for c in np.unique(y))
+    assert np.all(within < 1e-6 * F.var(axis=0))
+
+
+def test_klpp_linear_kernel_spans_lpp_subspace():
+    X, y = _faces_like()
+    lpp = LocalityPreservingProjection(n_components=6, supervised=False).fit(X, y)
+    klpp = KernelLPP(n_components=6, kernel="linear", supervised=False).fit(X, y)
+    Fa, Fb = lpp.transform(X), klpp.transform(X)
+    np.testing.assert_allclose(klpp.eigenvalues_, lpp.eigenvalues_, rtol=1e-6, atol=1e-10)
+    np.testing.assert_allclose(np.abs(Fa), np.abs(Fb), atol=1e-6 * np.abs(Fa).max())
+
+
+def test_fisherfaces_matches_sklearn_lda_when_pca_keeps_everything():
+    X, y = _faces_like(n_per_class=30, d=12)
+    ours = Fisherfaces().fit(X, y)
+    ref = LinearDiscriminantAnalysis().fit(X, y)
+    assert ours.n_components_ == 3
+    _assert_same_subspace(ours.components_.T, ref.scalings_[:, :3])
+
+
+def test_fisherfaces_matches_graph_lda_through_the_solver():
+    X, y = _faces_like()  # d > n: PCA to n - c first
+    ours = Fisherfaces().fit(X, y)
+    n, c = len(y), 4
+    pca = PCA(n_components=n - c).fit(X)
+    Z = pca.transform(X)
+    # LDA as graph embedding: maximise between-class scatter subject to the total scatter
+    emb = solve_embedding(Z, graphs.class_block_graph(y), n_components=c - 1, maximize=True)
+    _assert_same_subspace(ours.components_.T, pca.components_.T @ emb.components)
+
+
+def test_pca_registry_entry_is_sklearn_pca():
+    X, y = _faces_like()
+    est = registry.make_estimator("pca", n_components=4).fit(X)
+    ref = PCA(n_components=4).fit(X)
+    _assert_same_subspace(est.components_.T, ref.components_.T)
+
+
+def _assert_same_subspace(A, B):
+    Qa, Qb = np.linalg.qr(A)[0], np.linalg.qr(B)[0]
+    cos = np.linalg.svd(Qa.T @ Qb, compute_uv=False)  # cosines of principal angles
+    np.testing.assert_allclose(cos, 1.0, atol=1e-8)
+
+
+@pytest.mark.parametrize("est", ALL, ids=lambda e: repr(e))
+def test_too_many_components_is_a_clear_error(est):
+    X, y = _faces_like()
+    with pytest.raises(ValueError, match="n_components=100 but"):
+        clone(est).set_params(n_components=100).fit(X, y)
+
+
+@pytest.mark.parametrize("est", [LocalityPreservingProjection(n_neighbors=10), LocalLearningProjection(n_neighbors=12),
+                                 LocallyEmbeddedAnalysis(n_neighbors=10), KernelLPP(n_neighbors=10)],
+                         ids=lambda e: repr(e))
+def test_n_neighbors_at_least_class_size_is_a_clear_error(est):
+    X, y = _faces_like()
+    with pytest.raises(ValueError, match=r"class 0 has only 10 samples; use n_neighbors <= 9"):
+        est.fit(X, y)
+
+
+@pytest.mark.parametrize("est", ALL, ids=lambda e: repr(e))
+def test_single_class_and_nonfinite_are_clear_errors(est):
+    X, y = _faces_like()
+    if getattr(est, "supervised", True):
+        with pytest.raises(ValueError, match="at least 2 classes"):
+            clone(est).fit(X, np.zeros_like(y))
+    for bad in (np.nan, np.inf):
+        Xb = X.copy()
+        Xb[0, 0] = bad
+        with pytest.raises(ValueError, match="NaN|infinity"):
+            clone(est).fit(Xb, y)
+
+
+def test_registry():
+    assert set(registry.METHODS) == {"raw", "pca", "lda", "lpp", "klpp", "llp", "lea", "lfda"}
+    X, y = _faces_like()
+    for name, spec in registry.METHODS.items():
+        est = registry.make_estimator(name)
+        Z = est.fit(X, y).transform(X)
+        assert len(Z) == len(X)
+        assert set(spec.params) <= set(est.get_params())
+    assert registry.max_components("lda", 40, 4, 50) == 3
+    assert registry.max_components("lpp", 40, 4, 50) == 39
+    assert registry.max_components("llp", 400, 4, 50) == 50
+    with pytest.raises(NotImplementedError, match="slle"):
+        registry.make_estimator("slle")
+    with pytest.raises(ValueError, match="unknown method 'foo'"):
+        registry.make_estimator("foo")
+    with pytest.raises(ValueError, match="does not take"):
+        registry.make_estimator("lpp", reg=1.0)

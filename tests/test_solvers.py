@@ -1,0 +1,220 @@
+"""The one generalized-eigenproblem solver: optimality, constraints, conventions."""
+
+import numpy as np
+import pytest
+import scipy.linalg
+from scipy import sparse
+from sklearn.decomposition import PCA
+
+from locproj import graphs
+from locproj.solvers import fix_signs, pca_basis, solve_embedding
+
+
+def _problem(n=40, d=8, seed=0, classes=4):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d)) * np.linspace(3, 0.5, d)
+    y = np.arange(n) % classes
+    nbhd = graphs.kneighbors(X, 3, y)
+    L, D = graphs.laplacian(graphs.symmetrize(graphs.heat_weights(nbhd)))
+    return X, y, L, D
+
+
+def _random_feasible(Xc, B, p, rng, constraint):
+    """Random P satisfying the constraint exactly (B-orthonormalised or orthonormalised).
+    With P^T P = I the problem lives in the row space of Xc (000 §4.1: LLP is solved after
+    PCA), otherwise directions orthogonal to every sample would have zero cost."""
+    if constraint == "orthonormal":
+        rows = _row_space(Xc)
+        return np.linalg.qr(rows.T @ rng.standard_normal((len(rows), p)))[0]
+    P = rng.standard_normal((Xc.shape[1], p))
+    C = P.T @ Xc.T @ (B @ (Xc @ P))
+    return P @ np.linalg.inv(scipy.linalg.sqrtm(C).real)
+
+
+def _row_space(Xc):
+    return np.linalg.svd(Xc, full_matrices=False)[2][: np.linalg.matrix_rank(Xc)]
+
+
+def _objective(Xc, L, P):
+    return np.trace(P.T @ Xc.T @ (L @ (Xc @ P)))
+
+
+@pytest.mark.parametrize("shape", [(40, 8), (20, 60)])
+@pytest.mark.parametrize("constraint", ["B", "orthonormal"])
+@pytest.mark.parametrize("maximize", [False, True])
+def test_solution_attains_the_optimum_and_satisfies_the_constraint(shape, constraint, maximize):
+    rng = np.random.default_rng(1)
+    X, _, L, D = _problem(*shape, classes=2)
+    Xc = X - X.mean(axis=0)
+    p = 3
+    emb = solve_embedding(X, L, D, constraint=constraint, n_components=p, maximize=maximize,
+                          resolve_degenerate=False)
+    P = emb.components
+    gram = P.T @ P if constraint == "orthonormal" else P.T @ Xc.T @ (D @ (Xc @ P))
+    np.testing.assert_allclose(gram, np.eye(p), atol=1e-8)
+    best = _objective(Xc, L, P)
+    assert best == pytest.approx(emb.eigenvalues.sum(), rel=1e-8, abs=1e-10)
+    others = [_objective(Xc, L, _random_feasible(Xc, D, p, rng, constraint)) for _ in range(200)]
+    if maximize:
+        assert best >= max(others) - 1e-9
+    else:
+        assert best <= min(others) + 1e-9
+    # small feasible perturbations of the optimum are not better either
+    for _ in range(50):
+        rows = _row_space(Xc)
+        Q = P + 1e-3 * rows.T @ (rows @ rng.standard_normal(P.shape))
+        Q = _renormalise(Xc, D, Q, constraint)
+        assert (_objective(Xc, L, Q) <= best + 1e-9) if maximize else (_objective(Xc, L, Q) >= best - 1e-9)
+
+
+def _renormalise(Xc, B, P, constraint):
+    if constraint == "orthonormal":
+        return np.linalg.qr(P)[0]
+    C = P.T @ Xc.T @ (B @ (Xc @ P))
+    return P @ np.linalg.inv(scipy.linalg.sqrtm(C).real)
+
+
+def test_pca_step_keeps_every_nonzero_component():
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((15, 50))
+    assert pca_basis(X - X.mean(0), whiten=False).Y.shape[1] == 14  # n - 1 after centring
+    low_rank = rng.standard_normal((30, 4)) @ rng.standard_normal((4, 12))
+    basis = pca_basis(low_rank - low_rank.mean(0), whiten=True)
+    assert basis.Y.shape[1] == 4
+    np.testing.assert_allclose(basis.Y.T @ basis.Y, np.eye(4), atol=1e-10)
+
+
+def test_pca_through_the_solver_matches_sklearn():
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((30, 6)) @ rng.standard_normal((6, 6))
+    n = len(X)
+    emb = solve_embedding(X, sparse.eye_array(n, format="csr"), constraint="orthonormal",
+                          n_components=3, maximize=True)
+    ref = PCA(n_components=3).fit(X)
+    np.testing.assert_allclose(np.abs(emb.components.T @ ref.components_.T), np.eye(3), atol=1e-10)
+    np.testing.assert_allclose(emb.eigenvalues, ref.explained_variance_ * (n - 1), rtol=1e-10)
+
+
+def test_singular_constraint_gets_the_ridge_and_null_directions_come_first():
+    # LDA-like: maximise total scatter subject to the within-class scatter, d >> n:
+    # the within-class Laplacian is singular on the c - 1 class-indicator directions.
+    rng = np.random.default_rng(4)
+    n, c = 24, 3
+    X = rng.standard_normal((n, 100))
+    y = np.arange(n) % c
+    W = graphs.class_block_graph(y)
+    L_w, _ = graphs.laplacian(W)
+    emb = solve_embedding(X, sparse.eye_array(n, format="csr"), L_w, maximize=True)
+    assert emb.regularized
+    F = (X - emb.mean) @ emb.components[:, : c - 1]
+    for k in range(c):  # every class collapses to one point in the first c - 1 directions
+        np.testing.assert_allclose(F[y == k], F[y == k][[0]].repeat((y == k).sum(), 0), atol=1e-6)
+    assert np.all(emb.eigenvalues[: c - 1] > 1e6 * emb.eigenvalues[c - 1])
+
+
+def test_sign_convention():
+    P = np.array([[1.0, -3.0, 2.0], [-2.0, 1.0, -2.0]])
+    np.testing.assert_array_equal(fix_signs(P), [[-1.0, 3.0, 2.0], [2.0, -1.0, -2.0]])
+    X, _, L, D = _problem()
+    emb = solve_embedding(X, L, D)
+    P = emb.components
+    assert np.all(P[np.argmax(np.abs(P), axis=0), np.arange(P.shape[1])] > 0)
+
+
+def test_degenerate_eigenspace_is_resolved_deterministically_by_variance():
+    # supervised graph, d >> n: a (c - 1)-dimensional zero-eigenvalue space
+    rng = np.random.default_rng(5)
+    n, c = 30, 4
+    X = rng.standard_normal((n, 80))
+    y = np.arange(n) % c
+    L, D = graphs.laplacian(graphs.symmetrize(graphs.heat_weights(graphs.kneighbors(X, 3, y))))
+    runs = [solve_embedding(X, L, D) for _ in range(2)]
+    assert np.array_equal(runs[0].components, runs[1].components)
+    emb = runs[0]
+    assert np.all(np.abs(emb.eigenvalues[: c - 1]) < 1e-10) and emb.eigenvalues[c - 1] > 1e-3
+    F = (X - emb.mean) @ emb.components[:, : c - 1]
+    S = F.T @ F
+    np.testing.assert_allclose(S - np.diag(np.diag(S)), 0, atol=1e-8 * S.max())
+    assert np.all(np.diff(np.diag(S)) < 0)
+    # a permutation of the samples gives the same canonical basis
+    perm = rng.permutation(n)
+    emb_p = solve_embedding(X[perm], L[perm][:, perm], D[perm][:, perm])
+    cosines = np.einsum("ij,ij->j", emb_p.components, emb.components) / (
+        np.linalg.norm(emb_p.components, axis=0) * np.linalg.norm(emb.components, axis=0))
+    np.testing.assert_allclose(np.abs(cosines[: c + 2]), 1.0, atol=1e-8)
+
+
+def test_partial_solve_agrees_with_full_solve():
+    X, _, L, D = _problem(60, 10)
+    full = solve_embedding(X, L, D)
+    part = solve_embedding(X, L, D, n_components=4, partial=True)
+    np.testing.assert_allclose(part.components, full.components[:, :4], rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(part.eigenvalues, full.eigenvalues[:4], rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("symmetric", [False, True])
+def test_kernel_matrix_as_data_solves_KLK(symmetric):
+    X, _, L, D = _problem(25, 5)
+    K = (X @ X.T / 5 + 1.0) ** 2
+    emb = solve_embedding(K, L, D, center=False, n_components=3, resolve_degenerate=False,
+                          symmetric=symmetric)
+    alpha = emb.components
+    np.testing.assert_allclose(alpha.T @ K @ (D @ (K @ alpha)), np.eye(3), atol=1e-8)
+    lhs = K @ (L @ (K @ alpha))
+    rhs = K @ (D @ (K @ alpha)) * emb.eigenvalues
+    np.testing.assert_allclose(lhs, rhs, atol=1e-6 * np.abs(lhs).max())
+
+
+def test_errors():
+    X, _, L, D = _problem()
+    with pytest.raises(ValueError, match="n_components=9 but only 8 components are available"):
+        solve_embedding(X, L, D, n_components=9)
+    with pytest.raises(ValueError, match="shape"):
+        solve_embedding(X[:-1], L, D)
+    with pytest.raises(ValueError, match="constraint"):
+        solve_embedding(X, L, D, constraint="unit")
+    X[0, 0] = np.nan
+    with pytest.raises(ValueError, match="finite"):
+        solve_embedding(X, L, D)
+
+
+def test_centred_kernel_fast_basis_agrees_with_the_eigen_basis():
+    from sklearn.metrics.pairwise import rbf_kernel
+    from sklearn.preprocessing import KernelCenterer
+
+    from locproj.solvers import _CentredKernelBasis
+
+    X, _, L, D = _problem(30, 6)
+    K = KernelCenterer().fit_transform(rbf_kernel(X, gamma=0.2))
+    assert isinstance(pca_basis(K, whiten=True, symmetric=True), _CentredKernelBasis)
+    fast = solve_embedding(K, L, D, center=False, symmetric=True)
+    slow = solve_embedding(K, L, D, center=False)  # generic PCA path (eigh of K^T K)
+    assert fast.rank == slow.rank == 29
+    np.testing.assert_allclose(fast.eigenvalues, slow.eigenvalues, rtol=1e-6, atol=1e-9)
+    P = fast.components
+    np.testing.assert_allclose(P.T @ K @ (D @ (K @ P)), np.eye(29), atol=1e-8)
+    cos = np.einsum("ij,ij->j", P, slow.components) / (
+        np.linalg.norm(P, axis=0) * np.linalg.norm(slow.components, axis=0))
+    np.testing.assert_allclose(np.abs(cos[:10]), 1.0, atol=1e-6)
+
+
+def test_rank_deficient_data_with_d_below_n():
+    rng = np.random.default_rng(8)
+    X = rng.standard_normal((40, 3)) @ rng.standard_normal((3, 10))  # rank 3 < d = 10 < n
+    _, _, L, D = _problem(40, 10)
+    emb = solve_embedding(X, L, D)
+    assert emb.rank == 3
+    Xc = X - X.mean(0)
+    np.testing.assert_allclose(emb.components.T @ Xc.T @ (D @ (Xc @ emb.components)), np.eye(3), atol=1e-8)
+
+
+@pytest.mark.parametrize("shape", [(40, 8), (20, 60)])
+def test_gram_factor_equals_the_explicit_matrix(shape):
+    from locproj.solvers import GramFactor
+
+    X, y, _, _ = _problem(*shape, classes=2)
+    E = graphs.reconstruction_error(graphs.lle_weights(X, graphs.kneighbors(X, 3, y)))
+    explicit = solve_embedding(X, sparse.csr_array(E.T @ E), n_components=4)
+    factored = solve_embedding(X, GramFactor(E), n_components=4)
+    np.testing.assert_allclose(factored.eigenvalues, explicit.eigenvalues, rtol=1e-8, atol=1e-12)
+    np.testing.assert_allclose(factored.components, explicit.components, rtol=1e-6, atol=1e-9)

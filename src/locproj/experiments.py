@@ -47,7 +47,7 @@ def make_factory(method: str, fixed: dict):
     return make
 
 
-def run_configured_job(job: dict, m: int, split: int, data_path, splits_path, output):
+def run_configured_job(job: dict, m: int, split: int, data_path, splits_path, output, n_jobs: int = 1):
     """Run one job (``job`` from :func:`job_config`) and write its result file (locproj.selection)."""
     from ._io import provenance_attrs
     from .data import read_dataset_file, read_splits
@@ -69,7 +69,7 @@ def run_configured_job(job: dict, m: int, split: int, data_path, splits_path, ou
         make=None if method == RAW_METHOD else make_factory(method, job["method_spec"].get("fixed", {})),
         grid_spec=job["method_spec"].get("grid"), m=m, p_max=job["p_max"], p_limit=p_limit,
         classifier=job["classifier"], classifier_params=job["classifier_params"],
-        n_folds=job["n_folds"], seed=fold_seed, test_indices=test,
+        n_folds=job["n_folds"], seed=fold_seed, test_indices=test, n_jobs=n_jobs,
         meta={"experiment": job["experiment"], "dataset": job["dataset"], "m": m, "split": split},
     )
     write_result(Path(output), result, provenance_attrs(job, seed=fold_seed))

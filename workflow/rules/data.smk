@@ -26,6 +26,9 @@ rule prepare:
         "logs/prepare/{dataset}.log",
     conda:
         "../envs/locproj.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=5,
     params:
         spec=lambda wc: DATASETS[wc.dataset],
         seed=config["seed"],
@@ -42,6 +45,9 @@ rule derive_view:
         "logs/views/{view}.log",
     conda:
         "../envs/locproj.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=5,
     params:
         view=lambda wc: VIEWS[wc.view],
     script:

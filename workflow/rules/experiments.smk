@@ -14,6 +14,9 @@ rule fit:
     conda:
         "../envs/locproj.yaml"
     threads: config.get("threads", 1)
+    resources:
+        mem_mb=1500,
+        runtime=30,
     params:
         job=lambda wc: job_config(config, wc.experiment, wc.dataset, wc.method),
     script:

@@ -12,6 +12,9 @@ rule split_per_class:
         name=NAME_PATTERN,
     conda:
         "../envs/locproj.yaml"
+    resources:
+        mem_mb=500,
+        runtime=5,
     params:
         n_splits=config["n_splits"],
         seed=config["seed"],
@@ -30,6 +33,9 @@ rule split_holdout:
         name=NAME_PATTERN,
     conda:
         "../envs/locproj.yaml"
+    resources:
+        mem_mb=500,
+        runtime=5,
     params:
         n_splits=1,
         seed=config["seed"],

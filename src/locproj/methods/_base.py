@@ -64,7 +64,28 @@ def scale_columns(P: np.ndarray, column_scaling: str, constraint_scale: float = 
     return P / np.where(norms > 0, norms, 1.0)
 
 
-class GraphEmbeddingTransformer(TransformerMixin, BaseEstimator):
+class LinearProjection(TransformerMixin, BaseEstimator):
+    """Base class of every linear projection: ``transform`` and the supervision tag.
+
+    Subclasses set ``components_`` (n_components, n_features) and ``mean_`` in ``fit``.
+    """
+
+    def _needs_labels(self) -> bool:
+        return bool(getattr(self, "supervised", False))
+
+    def transform(self, X):
+        """Project ``X``: ``(X - mean_) @ components_.T``."""
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return (X - self.mean_) @ self.components_.T
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = self._needs_labels()
+        return tags
+
+
+class GraphEmbeddingTransformer(LinearProjection):
     """Base class: subclasses implement :meth:`_problem` (the graph and the constraint).
 
     Fitted attributes: ``components_`` (n_components, n_features), ``mean_``,
@@ -73,9 +94,6 @@ class GraphEmbeddingTransformer(TransformerMixin, BaseEstimator):
 
     def _problem(self, X: np.ndarray, y: np.ndarray | None) -> GraphProblem:  # pragma: no cover
         raise NotImplementedError
-
-    def _needs_labels(self) -> bool:
-        return bool(getattr(self, "supervised", False))
 
     def fit(self, X, y=None):
         """Learn the projection from training data ``X`` (and labels ``y`` when supervised)."""
@@ -90,13 +108,4 @@ class GraphEmbeddingTransformer(TransformerMixin, BaseEstimator):
         self.n_components_ = P.shape[1]
         return self
 
-    def transform(self, X):
-        """Project ``X``: ``(X - mean_) @ components_.T``."""
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return (X - self.mean_) @ self.components_.T
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = self._needs_labels()
-        return tags

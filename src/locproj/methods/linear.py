@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.decomposition import PCA
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
-from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..solvers import fix_signs
-from ._base import scale_columns, validate_fit_data
+from ._base import LinearProjection, scale_columns, validate_fit_data
 
 
-class Fisherfaces(TransformerMixin, BaseEstimator):
+class Fisherfaces(LinearProjection):
     """Fisherfaces: PCA keeping ``min(n - c, rank)`` components, then Fisher LDA.
 
     The PCA step makes the within-class scatter non-singular in theory (Belhumeur et al.
@@ -78,13 +76,5 @@ class Fisherfaces(TransformerMixin, BaseEstimator):
         self.n_pca_ = n_pca
         return self
 
-    def transform(self, X):
-        """Project ``X``: ``(X - mean_) @ components_.T``."""
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return (X - self.mean_) @ self.components_.T
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        return tags
+    def _needs_labels(self) -> bool:
+        return True

@@ -233,11 +233,12 @@ def _to_latex(table: pd.DataFrame) -> str:
 
 def write_tables(summary, out_dir, *, stem="table", methods_order=None, method_labels=None,
                  dataset_order=None) -> list[Path]:
-    """Write ``<stem>.csv``, ``<stem>.md``, ``<stem>.tex`` (Table 2 layout) and ``<stem>_summary.csv`` (long).
+    """Write ``<stem>.csv`` (long: one row per dataset, m, method with ``mean_error, std_error,
+    mean_dim, n_splits, best``) and ``<stem>.md``, ``<stem>.tex`` laid out like the paper's Table 2.
 
     Datasets missing from ``dataset_order`` (when given) are left out of the wide tables.
 
-    Bold is ``**...**`` in CSV/Markdown and ``\\textbf{...}`` in LaTeX.
+    Bold is ``**...**`` in Markdown and ``\\textbf{...}`` in LaTeX.
 
     Returns
     -------
@@ -247,10 +248,9 @@ def write_tables(summary, out_dir, *, stem="table", methods_order=None, method_l
     options = dict(methods_order=methods_order, method_labels=method_labels, dataset_order=dataset_order)
     plain = wide_table(summary, **options)
     outputs = {
-        f"{stem}.csv": _frame_to_csv(plain),
+        f"{stem}.csv": _frame_to_csv(summary),
         f"{stem}.md": _frame_to_markdown(plain),
         f"{stem}.tex": _to_latex(wide_table(summary, style="tex", **options)),
-        f"{stem}_summary.csv": _frame_to_csv(summary),
     }
     for name, text in outputs.items():
         write_text(out_dir / name, text)

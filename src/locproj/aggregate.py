@@ -306,7 +306,8 @@ def compare(ours: pd.DataFrame, published: pd.DataFrame, reasons=None, dataset_n
     DataFrame
         ``dataset, m, method, published_mean, published_std, published_dim, ours_mean,
         ours_std, ours_dim, difference`` (ours - published, percentage points),
-        ``published_best, ours_best, reason``.
+        ``published_best, ours_best, beyond_std`` (``|difference|`` exceeds the published
+        standard deviation) and ``reason`` (filled only where ``beyond_std``).
     """
     keys = ["dataset", "m", "method"]
     values = {"mean_error": "mean", "std_error": "std", "mean_dim": "dim", "best": "best"}
@@ -320,10 +321,14 @@ def compare(ours: pd.DataFrame, published: pd.DataFrame, reasons=None, dataset_n
 
     merged = side(published, "published").merge(side(ours, "ours"), on=keys, how="left")
     merged["difference"] = merged["ours_mean"] - merged["published_mean"]
+    merged["beyond_std"] = merged["difference"].abs() > merged["published_std"]
     lookup = _reason_lookup(reasons)
-    merged["reason"] = [_reason_for(lookup, key) for key in merged[keys].itertuples(index=False)]
+    merged["reason"] = [
+        _reason_for(lookup, key) if beyond else ""
+        for key, beyond in zip(merged[keys].itertuples(index=False), merged["beyond_std"])
+    ]
     order = keys + ["published_mean", "published_std", "published_dim", "ours_mean", "ours_std", "ours_dim",
-                    "difference", "published_best", "ours_best", "reason"]
+                    "difference", "published_best", "ours_best", "beyond_std", "reason"]
     return merged[order]
 
 

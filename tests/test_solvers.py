@@ -218,3 +218,20 @@ def test_gram_factor_equals_the_explicit_matrix(shape):
     factored = solve_embedding(X, GramFactor(E), n_components=4)
     np.testing.assert_allclose(factored.eigenvalues, explicit.eigenvalues, rtol=1e-8, atol=1e-12)
     np.testing.assert_allclose(factored.components, explicit.components, rtol=1e-6, atol=1e-9)
+
+
+def test_the_remembered_pca_basis_gives_identical_bits():
+    import locproj.solvers as solvers
+
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((30, 50))               # d > n: the PCA basis is needed
+    L = np.diag(rng.uniform(1, 2, 30))
+    solvers._LAST_BASIS.clear()
+    cold = solve_embedding(X, L)
+    warm = solve_embedding(X, L)                     # reuses the basis
+    assert len(solvers._LAST_BASIS) == 1
+    assert np.array_equal(cold.components, warm.components)
+    other = solve_embedding(X + 1e-3, L)             # other data: recomputed, not reused
+    solvers._LAST_BASIS.clear()
+    assert np.array_equal(other.components, solve_embedding(X + 1e-3, L).components)
+    assert not np.array_equal(other.components, cold.components)

@@ -42,6 +42,7 @@ Conventions (see ``docs/methods.md``):
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -227,6 +228,24 @@ def pca_basis(Xc: np.ndarray, *, whiten: bool, tol: float | None = None,
     return _Basis(T=U, Y=_a_b(Xc, U), orthonormal=True)
 
 
+_LAST_BASIS: dict = {}
+
+
+def _last_pca_basis(Xc: np.ndarray, **options) -> _Basis | _CentredKernelBasis:
+    """:func:`pca_basis`, remembered for the last data matrix seen (keyed by its bytes).
+
+    Cross-validation fits one fold's data under every grid point, and the basis depends on the
+    data alone; reusing it returns the very arrays a recomputation would give (the basis is never
+    modified in place)."""
+    data = np.ascontiguousarray(Xc)
+    key = (data.shape, hashlib.blake2b(data.view(np.uint8), digest_size=16).hexdigest(),
+           tuple(sorted(options.items())))
+    if key not in _LAST_BASIS:
+        _LAST_BASIS.clear()
+        _LAST_BASIS[key] = pca_basis(Xc, **options)
+    return _LAST_BASIS[key]
+
+
 def _full_rank_shortcut(Xc: np.ndarray, B, constraint: str):
     """Skip the PCA basis when ``d <= n`` and ``Xc`` has safely full column rank.
 
@@ -366,7 +385,7 @@ def solve_embedding(X, L, B=None, *, constraint: str = "B", n_components: int | 
     if ok:
         basis = _Basis(T=None, Y=Xc, orthonormal=True)
     else:
-        basis = pca_basis(Xc, whiten=constraint == "B", tol=pca_tol, symmetric=symmetric)
+        basis = _last_pca_basis(Xc, whiten=constraint == "B", tol=pca_tol, symmetric=symmetric)
         N = None
     r = basis.rank
     k = check_n_components(n_components, r)

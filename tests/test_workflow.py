@@ -71,3 +71,12 @@ def test_a_job_killed_mid_run_leaves_no_result_and_the_rerun_completes(workdir):
     rerun = snakemake(workdir, "tiny", "--rerun-incomplete")
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     assert (workdir / "results" / "tiny" / "table.md").exists()
+
+
+def test_an_unknown_method_parameter_fails_at_start_up(workdir, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("experiments:\n  bad:\n    datasets: {digits: [8]}\n    methods:\n      lpp:\n        fixed: {heat_width: 2}\n")
+    result = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--configfile", str(bad)], cwd=workdir,
+                            capture_output=True, text=True)
+    assert result.returncode != 0
+    assert "experiment 'bad', method 'lpp'" in result.stdout + result.stderr and "heat_width" in result.stdout + result.stderr

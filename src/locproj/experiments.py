@@ -24,6 +24,23 @@ def experiment_jobs(config: dict, experiment: str):
                     yield dataset, int(m), method, split
 
 
+def check_experiments(config: dict) -> None:
+    """Fail at start-up, naming the experiment, on an unknown dataset, method or parameter."""
+    from .registry import make_estimator
+
+    known_data = set(config["datasets"]) | set(config.get("views", {}))
+    for name, spec in config.get("experiments", {}).items():
+        unknown = sorted(set(spec["datasets"]) - known_data)
+        if unknown:
+            raise ValueError(f"experiment {name!r}: unknown datasets or views {unknown}")
+        for method, method_spec in spec["methods"].items():
+            params = {**(method_spec or {}).get("fixed", {}), **dict.fromkeys((method_spec or {}).get("grid", {}))}
+            try:
+                make_estimator(method, **params)
+            except (ValueError, NotImplementedError) as error:
+                raise ValueError(f"experiment {name!r}, method {method!r}: {error}") from error
+
+
 def result_path(experiment: str, dataset: str, m: int, method: str, split: int) -> str:
     return f"results/{experiment}/{dataset}/m{m}/{method}/split{split:02d}.h5"
 

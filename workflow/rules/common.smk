@@ -3,7 +3,12 @@ from pathlib import Path
 
 from snakemake.utils import validate
 
-from locproj.experiments import check_experiments, experiment_jobs, job_config, result_path
+from locproj.experiments import (
+    check_experiments,
+    experiment_jobs,
+    job_config,
+    result_path,
+)
 
 validate(config, schema="../schemas/config.schema.yaml")
 check_experiments(config)

@@ -53,6 +53,13 @@ def test_nested_columns(est):
     assert part.n_components_ == 3
 
 
+@pytest.mark.parametrize("est", [e for e in ALL if hasattr(e, "transform_first")], ids=lambda e: repr(e))
+def test_transform_first_is_the_prefix_of_transform(est):
+    X, y = _faces_like()
+    fitted = clone(est).fit(X, y)
+    np.testing.assert_allclose(fitted.transform_first(X, 2), fitted.transform(X)[:, :2], rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("est", ALL, ids=lambda e: repr(e))
 def test_identical_bits_for_identical_input(est):
     X, y = _faces_like()
@@ -125,18 +132,20 @@ def test_klpp_linear_kernel_spans_lpp_subspace():
     np.testing.assert_allclose(np.abs(Fa), np.abs(Fb), atol=1e-6 * np.abs(Fa).max())
 
 
-def test_fisherfaces_matches_sklearn_lda_when_pca_keeps_everything():
-    X, y = _faces_like(n_per_class=30, d=12)
+def test_fisherfaces_drops_the_last_c_minus_1_components_when_n_exceeds_d():
+    X, y = _faces_like(n_per_class=30, d=12)  # n - c = 116 >= d = 12: rank(S_T) - (c - 1) = 9
     ours = Fisherfaces().fit(X, y)
-    ref = LinearDiscriminantAnalysis().fit(X, y)
-    assert ours.n_components_ == 3
-    _assert_same_subspace(ours.components_.T, ref.scalings_[:, :3])
+    assert (ours.n_pca_, ours.n_components_) == (9, 3)
+    pca = PCA(n_components=9).fit(X)
+    ref = LinearDiscriminantAnalysis().fit(pca.transform(X), y)
+    _assert_same_subspace(ours.components_.T, pca.components_.T @ ref.scalings_[:, :3])
 
 
 def test_fisherfaces_matches_graph_lda_through_the_solver():
     X, y = _faces_like()  # d > n: PCA to n - c first
     ours = Fisherfaces().fit(X, y)
     n, c = len(y), 4
+    assert ours.n_pca_ == n - c  # Belhumeur's N - c
     pca = PCA(n_components=n - c).fit(X)
     Z = pca.transform(X)
     # LDA as graph embedding: maximise between-class scatter subject to the total scatter
@@ -195,6 +204,7 @@ def test_registry():
         assert len(Z) == len(X)
         assert set(spec.params) <= set(est.get_params())
     assert registry.max_components("lda", 40, 4, 50) == 3
+    assert registry.max_components("lda", 400, 40, 50) == 11  # PCA to d - (c - 1) = 11 first
     assert registry.max_components("lpp", 40, 4, 50) == 39
     assert registry.max_components("llp", 400, 4, 50) == 50
     with pytest.raises(NotImplementedError, match="slle"):

@@ -115,6 +115,21 @@ def test_unavailable_p_is_nan():
     assert np.isfinite(cv.error[:, :4]).all() and np.isnan(cv.error[:, 4:]).all()
 
 
+def test_graph_methods_are_fitted_for_p_max_columns_only_and_agree_with_all():
+    from locproj.methods import LocalityPreservingProjection
+
+    X, y = cube_problem(10, seed=5)
+    make = lambda params: LocalityPreservingProjection(n_neighbors=3, **params)  # noqa: E731
+    Z_fit, Z_other, _ = selection.fit_transform_all_p(make, {}, X, y, X[:7], p_max=4, p_limit=9)
+    full = make({}).fit(X, y)
+    assert Z_fit.shape == (80, 4) and Z_other.shape == (7, 4)
+    np.testing.assert_array_equal(Z_fit, full.transform(X)[:, :4])
+    # rank 3 < p_max = 4 < p_limit: the request for 4 columns fails and all 3 are fitted instead
+    low_rank = np.hstack([X[:, :3], X[:, :3] @ np.ones((3, 7))])
+    Z_fit, _, _ = selection.fit_transform_all_p(make, {}, low_rank, y, low_rank[:7], p_max=4, p_limit=9)
+    assert Z_fit.shape == (80, 3)
+
+
 def test_cross_validation_is_deterministic_given_seed():
     X, y = cube_problem(6, seed=4)
     make = lambda params: PCA(**params)  # noqa: E731

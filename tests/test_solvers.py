@@ -226,12 +226,12 @@ def test_the_remembered_pca_basis_gives_identical_bits():
     rng = np.random.default_rng(5)
     X = rng.standard_normal((30, 50))               # d > n: the PCA basis is needed
     L = np.diag(rng.uniform(1, 2, 30))
-    solvers._LAST_BASIS.clear()
+    solvers._LAST_DATA.clear()
     cold = solve_embedding(X, L)
     warm = solve_embedding(X, L)                     # reuses the basis
-    assert len(solvers._LAST_BASIS) == 1
+    assert len(solvers._LAST_DATA["values"]) == 1
     assert np.array_equal(cold.components, warm.components)
     other = solve_embedding(X + 1e-3, L)             # other data: recomputed, not reused
-    solvers._LAST_BASIS.clear()
+    solvers._LAST_DATA.clear()
     assert np.array_equal(other.components, solve_embedding(X + 1e-3, L).components)
     assert not np.array_equal(other.components, cold.components)

@@ -2,23 +2,28 @@
 
 A projection estimator returns ``Z`` whose first ``p`` columns are the optimal
 ``p``-dimensional projection, so the squared Euclidean distance in ``p``
-dimensions is a prefix sum over columns,
+dimensions is a prefix sum over columns.  Dropping ``||t||^2``, which does not
+change the nearest reference of a test row ``t``,
 
-.. math:: D_p(i, j) = \\sum_{k \\le p} (z_{ik} - z_{jk})^2 = D_{p-1}(i, j) + (z_{ip} - z_{jp})^2 ,
+.. math:: S_p(i, j) = \\sum_{k \\le p} (r_{jk}^2 - 2 t_{ik} r_{jk}) = S_{p-1}(i, j) + r_{jp}^2 - 2 t_{ip} r_{jp} ,
 
 and the 1-NN (or nearest-mean) decision for every ``p = 1..P`` costs one pass
-over the columns instead of ``P`` separate classifiers.
+over the columns instead of ``P`` separate classifiers: each column is one
+rank-2 BLAS update of ``S`` plus one ``argmin``.
 
 Rules
 -----
-* Distances are accumulated column by column in float64 with direct differences,
-  so the value for a given ``p`` is the same whether it is computed alone
-  (:func:`predict_at_p`) or as part of all ``p`` (:func:`predict_all_p`).
+* Both sets are first shifted by the mean of the reference rows (distances are
+  translation invariant; the shift keeps the cancellation in ``S`` small).  ``S`` is
+  accumulated column by column in float64 in the same order whatever the set
+  of ``p`` requested, so the decision for a given ``p`` is the same whether it
+  is computed alone (:func:`predict_at_p`) or as part of all ``p``
+  (:func:`predict_all_p`).
 * Ties are broken toward the lowest training index (``numpy.argmin`` returns the
   first minimum); for nearest-mean, toward the smallest class label (the classes
   are sorted, as in :class:`sklearn.neighbors.NearestCentroid`).
-* Test rows are processed in chunks whose working set (two ``chunk x n_train``
-  float64 arrays) is at most ``max_bytes``; the default keeps it in L2 cache.
+* Test rows are processed in chunks whose score array (``chunk x n_train``
+  float64) is at most ``max_bytes``; the default keeps it in L2 cache.
 """
 
 from __future__ import annotations
@@ -26,11 +31,12 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+from scipy.linalg import blas
 
 CLASSIFIERS = ("1nn", "nearest_mean", "svm")
 
-#: Working-set budget per chunk of test rows; 2 MiB keeps the distance arrays in L2 cache.
-DEFAULT_MAX_BYTES = 1 << 21
+#: Working-set budget per chunk of test rows; 1 MiB keeps the score array in a core's L2 cache.
+DEFAULT_MAX_BYTES = 1 << 20
 
 
 def _check_classifier(classifier: str) -> None:
@@ -46,26 +52,29 @@ def _as_2d_float(Z) -> np.ndarray:
 
 
 def _chunk_rows(n_train: int, max_bytes: int) -> int:
-    """Test rows per chunk so that two (rows, n_train) float64 arrays fit in ``max_bytes``."""
-    return max(1, int(max_bytes) // (2 * 8 * max(n_train, 1)))
+    """Test rows per chunk so that the (rows, n_train) float64 score array fits in ``max_bytes``."""
+    return max(1, int(max_bytes) // (8 * max(n_train, 1)))
 
 
-def _cumulative_argmin_chunk(R_train_T, R_test, record):
+def _cumulative_argmin_chunk(R_terms, R_test, record):
     """Nearest reference index of each test row at every recorded prefix length.
 
-    ``R_train_T`` is (P, n_ref), C-contiguous; ``record`` is a boolean mask over
-    the P columns telling after which columns to take the argmin.
+    ``R_terms[k]`` is the (2, n_ref) pair ``(r_k, r_k ** 2)`` of reference column ``k``;
+    ``record`` is a boolean mask over the columns telling after which ones to take the argmin.
     """
-    distances = np.zeros((R_test.shape[0], R_train_T.shape[1]))
-    scratch = np.empty_like(distances)
-    nearest = np.empty((R_test.shape[0], int(record.sum())), dtype=np.intp)
+    n_test = R_test.shape[0]
+    scores_T = np.zeros((R_terms.shape[2], n_test), order="F")  # S^T, updated in place by dgemm
+    test_terms = np.empty((R_terms.shape[0], n_test, 2))  # (-2 t_k, 1) per column
+    test_terms[:, :, 0] = -2.0 * R_test.T
+    test_terms[:, :, 1] = 1.0
+    nearest = np.empty((n_test, int(record.sum())), dtype=np.intp)
     out = 0
-    for k in range(R_train_T.shape[0]):
-        np.subtract(R_test[:, k, None], R_train_T[k], out=scratch)
-        np.multiply(scratch, scratch, out=scratch)
-        distances += scratch
+    for k in range(R_terms.shape[0]):
+        # S^T += [r_k, r_k^2] [-2 t_k, 1]^T   (a rank-2 update)
+        scores_T = blas.dgemm(1.0, R_terms[k].T, test_terms[k], beta=1.0, c=scores_T,
+                              trans_b=True, overwrite_c=True)
         if record[k]:
-            nearest[:, out] = distances.argmin(axis=1)
+            nearest[:, out] = scores_T.argmin(axis=0)
             out += 1
     return nearest
 
@@ -82,7 +91,7 @@ def nearest_indices(Z_ref, Z_test, p_values=None, *, max_bytes=DEFAULT_MAX_BYTES
     p_values : sequence of int, optional
         Prefix lengths to evaluate (1-based). Default: every ``p = 1..P``.
     max_bytes : int
-        Memory budget for the per-chunk distance arrays.
+        Memory budget for the per-chunk score array.
     n_jobs : int
         Threads over test chunks (numpy releases the GIL in these loops).
 
@@ -104,13 +113,15 @@ def nearest_indices(Z_ref, Z_test, p_values=None, *, max_bytes=DEFAULT_MAX_BYTES
     last = int(p_values[-1])
     record = np.zeros(last, dtype=bool)
     record[p_values - 1] = True
-    ref_T = np.ascontiguousarray(Z_ref[:, :last].T)
-    test = np.ascontiguousarray(Z_test[:, :last])
+    shift = Z_ref[:, :last].mean(axis=0)
+    ref_T = Z_ref[:, :last].T - shift[:, None]
+    ref_terms = np.ascontiguousarray(np.stack([ref_T, ref_T**2], axis=1))  # (last, 2, n_ref)
+    test = np.ascontiguousarray(Z_test[:, :last] - shift)
     step = _chunk_rows(Z_ref.shape[0], max_bytes)
     starts = range(0, test.shape[0], step)
 
     def run(start):
-        return _cumulative_argmin_chunk(ref_T, test[start : start + step], record)
+        return _cumulative_argmin_chunk(ref_terms, test[start : start + step], record)
 
     if n_jobs == 1 or len(starts) == 1:
         blocks = [run(start) for start in starts]

@@ -69,7 +69,6 @@ def run_configured_job(job: dict, m: int, split: int, data_path, splits_path, ou
     from ._io import provenance_attrs
     from .data import read_dataset_file, read_splits
     from .data.splits import derived_seed
-    from .registry import max_components
     from .selection import RAW_METHOD, run_job, write_result
 
     method = job["method"]
@@ -78,6 +77,9 @@ def run_configured_job(job: dict, m: int, split: int, data_path, splits_path, ou
     fold_seed = derived_seed(job["seed"], job["experiment"], job["dataset"], m, split) % (2**32)
 
     def p_limit(X, y):
+        # imported here: it needs scikit-learn, which the raw method never loads
+        from .registry import max_components
+
         return max_components(method, n_samples=len(X), n_classes=len(np.unique(y)), n_features=X.shape[1])
 
     result = run_job(

@@ -37,7 +37,7 @@ def _rank_bound(n_samples: int, n_classes: int, n_features: int) -> int:
 
 
 def _lda_bound(n_samples: int, n_classes: int, n_features: int) -> int:
-    return max(min(n_classes - 1, n_samples - n_classes, n_features), 0)
+    return max(min(n_classes - 1, n_samples - n_classes, n_features - (n_classes - 1)), 0)
 
 
 def _raw_bound(n_samples: int, n_classes: int, n_features: int) -> int:
@@ -117,6 +117,6 @@ def make_estimator(name: str, **params) -> BaseEstimator:
 
 
 def max_components(name: str, n_samples: int, n_classes: int, n_features: int) -> int:
-    """Most projections ``name`` can return: ``c - 1`` (and ``n - c``) for LDA, the rank bound
+    """Most projections ``name`` can return: ``c - 1`` (and ``n - c``, ``d - c + 1``) for LDA, the rank bound
     ``min(n - 1, d)`` for the others, ``d`` for ``raw``."""
     return _spec(name).bound(n_samples, n_classes, n_features)

@@ -26,7 +26,10 @@ Fold capping (:func:`cross_validate`)
 Available p
     Each fit yields ``p_fit = min(p_max, columns returned by transform, p_limit)``;
     CV errors for ``p > p_fit`` are NaN, and the fold mean is NaN wherever any
-    fold is NaN, so such p cannot be chosen.
+    fold is NaN, so such p cannot be chosen. When ``p_max`` is below ``p_limit``,
+    a graph-embedding method is fitted with ``n_components = p_max`` (its first
+    columns are the same bits either way) and refitted with all components only if
+    the data's rank is below ``p_max``.
 Choice (:func:`choose`)
     Minimal mean CV error; errors within ``atol`` (1e-12) of the minimum are
     ties, broken toward smaller p, then toward the earlier grid point.
@@ -43,7 +46,6 @@ from collections.abc import Callable, Mapping, Sequence
 
 import h5py
 import numpy as np
-from sklearn.model_selection import StratifiedKFold
 
 from locproj._io import atomic_path
 from locproj.evaluation import DEFAULT_MAX_BYTES, error_rates, predict_all_p, predict_at_p
@@ -160,20 +162,48 @@ def cap_neighbours(params, y, *, neighbour_params=NEIGHBOUR_PARAMS):
     return capped, changes
 
 
-def _available_p(Z, p_max, p_limit, X, y):
+def _limit(p_limit, X, y):
     limit = p_limit(X, y) if callable(p_limit) else p_limit
-    return int(min(p_max, Z.shape[1], np.inf if limit is None else limit))
+    return np.inf if limit is None else limit
+
+
+def _fit_first_columns(make, params, X, y, n_columns):
+    """``make(params)`` fitted on ``(X, y)``; a graph-embedding method is asked for only
+    ``n_columns`` projections (its columns are nested, so these are unchanged), and refitted with
+    all of them if the data's rank turns out to be lower."""
+    # imported here: it needs scikit-learn, which the raw method never loads
+    from locproj.methods._base import GraphEmbeddingTransformer
+
+    estimator = make(dict(params))
+    if isinstance(estimator, GraphEmbeddingTransformer) and estimator.n_components is None:
+        try:
+            return estimator.set_params(n_components=n_columns).fit(X, y)
+        except ValueError:
+            estimator = make(dict(params))
+    return estimator.fit(X, y)
+
+
+def _transform_first(estimator, X, n_columns):
+    """``estimator.transform(X)[:, :n_columns]``, computing only those columns when it can."""
+    if hasattr(estimator, "transform_first"):
+        return np.asarray(estimator.transform_first(X, n_columns), dtype=np.float64)
+    return np.asarray(estimator.transform(X), dtype=np.float64)[:, :n_columns]
 
 
 def fit_transform_all_p(make, params, X_fit, y_fit, X_other, p_max, p_limit=None):
-    """Fit ``make(params)`` on ``(X_fit, y_fit)``; return (Z_fit, Z_other, fit_seconds), ``p_fit`` columns."""
+    """Fit ``make(params)`` on ``(X_fit, y_fit)``; return (Z_fit, Z_other, fit_seconds) with
+    ``p_fit = min(p_max, columns available, p_limit)`` columns.  Below the limit, only ``p_max``
+    projections are computed (:func:`_fit_first_columns`)."""
+    limit = _limit(p_limit, X_fit, y_fit)
     start = time.perf_counter()
-    estimator = make(dict(params)).fit(X_fit, y_fit)
+    if p_max < limit:
+        estimator = _fit_first_columns(make, params, X_fit, y_fit, p_max)
+    else:
+        estimator = make(dict(params)).fit(X_fit, y_fit)
     seconds = time.perf_counter() - start
-    Z_fit = np.asarray(estimator.transform(X_fit), dtype=np.float64)
-    p_fit = _available_p(Z_fit, p_max, p_limit, X_fit, y_fit)
-    Z_other = np.asarray(estimator.transform(X_other), dtype=np.float64)
-    return Z_fit[:, :p_fit], Z_other[:, :p_fit], seconds
+    Z_fit = _transform_first(estimator, X_fit, p_max)
+    p_fit = int(min(p_max, Z_fit.shape[1], limit))
+    return Z_fit[:, :p_fit], _transform_first(estimator, X_other, p_fit), seconds
 
 
 def cross_validate(
@@ -218,23 +248,27 @@ def cross_validate(
     -------
     CVResult
     """
+    # imported here: the raw method never loads scikit-learn
+    from sklearn.model_selection import StratifiedKFold
+
     X, y = np.asarray(X), np.asarray(y)
     folds = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=seed).split(X, y)
     fold_error = np.full((n_folds, len(grid), p_max), np.nan)
     capped = []
     for fold, (train, held_out) in enumerate(folds):
+        X_fit, y_fit, X_held = X[train], y[train], X[held_out]
         cache = {}
         for index, point in enumerate(grid):
-            params, changes = cap_neighbours(point, y[train], neighbour_params=neighbour_params)
+            params, changes = cap_neighbours(point, y_fit, neighbour_params=neighbour_params)
             capped += [
                 {"fold": fold, "grid_index": index, "param": n, "requested": r, "used": u}
                 for n, r, u in changes
             ]
             key = json.dumps(_plain(params), sort_keys=True)
             if key not in cache:
-                Z_fit, Z_held, _ = fit_transform_all_p(make, params, X[train], y[train], X[held_out], p_max, p_limit)
+                Z_fit, Z_held, _ = fit_transform_all_p(make, params, X_fit, y_fit, X_held, p_max, p_limit)
                 predictions = predict_all_p(
-                    Z_fit, y[train], Z_held, classifier=classifier,
+                    Z_fit, y_fit, Z_held, classifier=classifier,
                     classifier_params=classifier_params, max_bytes=max_bytes, n_jobs=n_jobs,
                 )
                 cache[key] = error_rates(predictions, y[held_out])

@@ -17,9 +17,11 @@ Conventions (see ``docs/methods.md``):
   squared singular value exceeds ``pca_tol * max`` (default ``pca_tol = 10 * max(n, d) * eps``,
   the resolution of the Gram-matrix eigen-decomposition used to compute them).  The Gram matrix
   is the smaller of ``X~^T X~`` and ``X~ X~^T``, so ``d >> n`` costs O(n^2 d).  When ``d <= n``
-  and ``X~^T X~`` (for ``constraint='B'``: ``X~^T B X~``) is safely non-singular (Cholesky
-  succeeds and LAPACK's condition estimate is above ``1e-8``) every component would be kept, the
-  basis change cannot alter ``P``, and it is skipped.  For a kernel matrix (``symmetric=True``)
+  and ``X~^T X~`` is safely non-singular (Cholesky succeeds and LAPACK's reciprocal condition
+  estimate is above ``1e-8`` times the spread ``max(b) / min(b)`` of a diagonal ``B``; for
+  any other ``B`` the test is on ``X~^T B X~``) every component would be kept, the basis change
+  cannot alter ``P``, and it is skipped.  The basis and the condition estimate are remembered
+  for the last data matrix, which cross-validation fits under every grid point.  For a kernel matrix (``symmetric=True``)
   the basis is its own eigenvectors with eigenvalues above ``sqrt(pca_tol) * max`` -- or, for a
   centred kernel safely of rank ``n - 1``, a Householder basis of ``1^perp`` (no eigensolve).
 * **Singular constraint**: if the reduced constraint matrix ``N`` is numerically singular
@@ -228,54 +230,65 @@ def pca_basis(Xc: np.ndarray, *, whiten: bool, tol: float | None = None,
     return _Basis(T=U, Y=_a_b(Xc, U), orthonormal=True)
 
 
-_LAST_BASIS: dict = {}
+_LAST_DATA: dict = {}
 
 
-def _last_pca_basis(Xc: np.ndarray, **options) -> _Basis | _CentredKernelBasis:
-    """:func:`pca_basis`, remembered for the last data matrix seen (keyed by its bytes).
-
-    Cross-validation fits one fold's data under every grid point, and the basis depends on the
-    data alone; reusing it returns the very arrays a recomputation would give (the basis is never
-    modified in place)."""
+def _memo_for(Xc: np.ndarray) -> dict:
+    """Results derived from ``Xc`` alone, remembered for the last data matrix seen (keyed by its
+    bytes): cross-validation fits one fold's data under every grid point, and reusing the PCA
+    basis and the data's conditioning returns the very arrays a recomputation would give (they
+    are never modified in place)."""
     data = np.ascontiguousarray(Xc)
-    key = (data.shape, hashlib.blake2b(data.view(np.uint8), digest_size=16).hexdigest(),
-           tuple(sorted(options.items())))
-    if key not in _LAST_BASIS:
-        _LAST_BASIS.clear()
-        _LAST_BASIS[key] = pca_basis(Xc, **options)
-    return _LAST_BASIS[key]
+    key = (data.shape, hashlib.blake2b(data.view(np.uint8), digest_size=16).hexdigest())
+    if _LAST_DATA.get("key") != key:
+        _LAST_DATA.clear()
+        _LAST_DATA.update(key=key, values={})
+    return _LAST_DATA["values"]
 
 
-def _full_rank_shortcut(Xc: np.ndarray, B, constraint: str):
+def _remembered(memo: dict, what: tuple, compute):
+    if what not in memo:
+        memo[what] = compute()
+    return memo[what]
+
+
+def _full_rank_shortcut(Xc: np.ndarray, B, constraint: str, memo: dict):
     """Skip the PCA basis when ``d <= n`` and ``Xc`` has safely full column rank.
 
-    Returns ``(ok, N)``.  For ``constraint='B'`` the test is on the reduced constraint matrix
-    ``N = X~^T B X~`` itself (needed anyway): ``N`` non-singular implies full column rank, and a
-    numerically-zero component of ``X~`` would make ``N``'s condition estimate fall far below
-    ``1e-8`` (for a positive diagonal ``B`` exactly so: ``cond(X~^T X~) <= cond(N) max(b)/min(b)``).
-    For ``'orthonormal'`` the test is on ``X~^T X~``.
+    Returns ``(ok, N)``.  The test is on ``X~^T X~`` (remembered per data matrix); for
+    ``constraint='B'`` with ``B`` None or a positive diagonal, ``cond(X~^T B X~) <=
+    cond(X~^T X~) max(b) / min(b)``, so the spread of ``b`` is charged to the estimate.  For any
+    other ``B`` the test is on the reduced constraint matrix ``N = X~^T B X~`` itself (needed
+    anyway): ``N`` non-singular implies full column rank.
     """
     n, d = Xc.shape
     if d > n:
         return False, None
-    if constraint == "B":
-        spread = _positive_diagonal_spread(B) or 1.0
-        N = _at_a(Xc) if B is None else _sandwich(Xc, B)
-        return _rcond_spd(N) / spread > _FAST_PATH_RCOND, N
-    return _rcond_spd(_at_a(Xc)) > _FAST_PATH_RCOND, None
+    spread = 1.0 if constraint == "orthonormal" else _positive_diagonal_spread(B)
+    if spread is None:
+        N = _sandwich(Xc, B)
+        return _rcond_spd(N) > _FAST_PATH_RCOND, N
+    data_rcond = _remembered(memo, ("rcond",), lambda: _rcond_spd(_at_a(Xc)))
+    return data_rcond / spread > _FAST_PATH_RCOND, None
 
 
-def _positive_diagonal_spread(B) -> float | None:
-    """``max(b) / min(b)`` if ``B`` is None (1) or a sparse positive diagonal matrix, else None."""
-    if B is None:
-        return 1.0
+def _positive_diagonal(B) -> np.ndarray | None:
+    """The diagonal of ``B`` if it is a sparse matrix with a positive diagonal and nothing else."""
     if not sparse.issparse(B):
         return None
     B = sparse.coo_array(B)
     if np.any(B.row != B.col) or B.nnz < B.shape[0]:
         return None
     diag = B.diagonal()
-    return float(diag.max() / diag.min()) if diag.min() > 0 else None
+    return diag if diag.min() > 0 else None
+
+
+def _positive_diagonal_spread(B) -> float | None:
+    """``max(b) / min(b)`` if ``B`` is None (1) or a sparse positive diagonal matrix, else None."""
+    if B is None:
+        return 1.0
+    diag = _positive_diagonal(B)
+    return None if diag is None else float(diag.max() / diag.min())
 
 
 # Dense products go through scipy's BLAS (the one eigh uses): numpy bundles a second OpenBLAS
@@ -381,12 +394,14 @@ def solve_embedding(X, L, B=None, *, constraint: str = "B", n_components: int | 
         raise ValueError("symmetric=True expects a square kernel matrix and center=False.")
     mean = X.mean(axis=0) if center else np.zeros(d)
     Xc = X - mean if center else X
-    ok, N = (False, None) if symmetric else _full_rank_shortcut(Xc, B, constraint)
+    memo = _memo_for(Xc)
+    ok, N = (False, None) if symmetric else _full_rank_shortcut(Xc, B, constraint, memo)
     if ok:
         basis = _Basis(T=None, Y=Xc, orthonormal=True)
     else:
-        basis = _last_pca_basis(Xc, whiten=constraint == "B", tol=pca_tol, symmetric=symmetric)
-        N = None
+        options = {"whiten": constraint == "B", "tol": pca_tol, "symmetric": symmetric}
+        basis = _remembered(memo, ("pca_basis", *sorted(options.items())), lambda: pca_basis(Xc, **options))
+        N = None  # any N of the shortcut test was in the input coordinates
     r = basis.rank
     k = check_n_components(n_components, r)
 
@@ -401,7 +416,7 @@ def solve_embedding(X, L, B=None, *, constraint: str = "B", n_components: int | 
     if resolve_degenerate:
         rtol = max(degenerate_rtol, _RIDGE_CLUSTER_FACTOR * ridge) if regularized else degenerate_rtol
         A = _resolve_degenerate(lam, A, basis, rtol, scale)
-    P = basis.to_input(A)[:, :k]  # map every column, then cut: prefixes are bit-identical
+    P = basis.to_input(np.ascontiguousarray(A[:, :k]))  # prefixes bit-identical (test_nested_columns)
     lam = lam[:k]
     return Embedding(components=fix_signs(P), eigenvalues=lam, mean=mean, rank=r,
                      n_available=r, regularized=regularized)
@@ -432,6 +447,9 @@ def _sandwich(Y: np.ndarray, L) -> np.ndarray:
     triangle is authoritative (Fortran-ordered result)."""
     if isinstance(L, GramFactor):
         return _at_a(np.asarray(L.E @ Y))
+    diag = _positive_diagonal(L)
+    if diag is not None:  # Y^T D Y = (D^1/2 Y)^T (D^1/2 Y)
+        return _at_a(np.sqrt(diag)[:, None] * Y)
     return _at_b(Y, np.asarray(L @ Y))
 
 

@@ -17,6 +17,8 @@ def run_rule(snakemake, main) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
                         handlers=handlers, force=True)
     log = logging.getLogger(f"locproj.rule.{snakemake.rule}")
+    import scipy.linalg  # noqa: F401  loads scipy's BLAS, which the limit only reaches once loaded
+
     try:
         with threadpool_limits(limits=max(1, int(snakemake.threads))):
             main(snakemake)

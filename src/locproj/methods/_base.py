@@ -75,9 +75,13 @@ class LinearProjection(TransformerMixin, BaseEstimator):
 
     def transform(self, X):
         """Project ``X``: ``(X - mean_) @ components_.T``."""
+        return self.transform_first(X, None)
+
+    def transform_first(self, X, n_columns):
+        """The first ``n_columns`` columns of ``transform(X)`` (all for None), computing only those."""
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        return (X - self.mean_) @ self.components_.T
+        return (X - self.mean_) @ self.components_[:n_columns].T
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

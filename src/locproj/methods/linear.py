@@ -1,4 +1,4 @@
-"""Fisherfaces: PCA to ``n - c`` dimensions, then LDA (Belhumeur et al. 1997; paper 000 §6)."""
+"""Fisherfaces: PCA to ``rank - (c - 1)`` dimensions (``n - c`` when n <= d), then LDA (Belhumeur et al. 1997)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,16 @@ from ._base import LinearProjection, scale_columns, validate_fit_data
 
 
 class Fisherfaces(LinearProjection):
-    """Fisherfaces: PCA keeping ``min(n - c, rank)`` components, then Fisher LDA.
+    """Fisherfaces: PCA keeping ``rank(S_T) - (c - 1)`` components, then Fisher LDA.
 
-    The PCA step makes the within-class scatter non-singular in theory (Belhumeur et al.
-    1997); scikit-learn's ``LinearDiscriminantAnalysis`` (``solver='svd'``) then copes with
-    a within-class scatter that is singular to working precision.  At most ``c - 1``
-    components.
+    The PCA step makes the within-class scatter ``S_W`` non-singular in theory (Belhumeur et
+    al. 1997): ``rank(S_W) >= rank(S_T) - rank(S_B)`` and ``rank(S_B) <= c - 1``.  With fewer
+    samples than pixels the total scatter has rank ``n - 1`` and this is Belhumeur's ``N - c``;
+    with more (YaleB at m = 30) it drops the last ``c - 1`` principal components, where the
+    within-class scatter is near-singular (docs/fidelity/README.md: YaleB m = 30 19.0 % with
+    every component, 12.5 % with these, paper 12.8 %).  scikit-learn's
+    ``LinearDiscriminantAnalysis`` (``solver='svd'``) then copes with a within-class scatter
+    that is singular to working precision.  At most ``c - 1`` components.
 
     Parameters
     ----------
@@ -57,7 +61,9 @@ class Fisherfaces(LinearProjection):
         pca = PCA(svd_solver="covariance_eigh" if d <= n else "full").fit(X)
         tol = 10 * max(n, d) * np.finfo(float).eps
         rank = int(np.sum(pca.explained_variance_ > tol * pca.explained_variance_[0]))
-        n_pca = max(1, min(n - n_classes, rank))
+        # rank(S_W) >= rank(S_T) - rank(S_B) >= rank - (c - 1): S_W is non-singular there.  For
+        # n <= d, rank = n - 1 and this is Belhumeur's N - c; it also holds when n - c >= d.
+        n_pca = max(1, rank - (n_classes - 1))
         Z = (X - pca.mean_) @ pca.components_[:n_pca].T
         lda = LinearDiscriminantAnalysis(solver=self.solver).fit(Z, y)
         available = min(n_classes - 1, n_pca, lda.scalings_.shape[1])

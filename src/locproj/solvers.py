@@ -21,9 +21,10 @@ Conventions (see ``docs/methods.md``):
   estimate is above ``1e-8`` times the spread ``max(b) / min(b)`` of a diagonal ``B``; for
   any other ``B`` the test is on ``X~^T B X~``) every component would be kept, the basis change
   cannot alter ``P``, and it is skipped.  The basis and the condition estimate are remembered
-  for the last data matrix, which cross-validation fits under every grid point.  For a kernel matrix (``symmetric=True``)
-  the basis is its own eigenvectors with eigenvalues above ``sqrt(pca_tol) * max`` -- or, for a
-  centred kernel safely of rank ``n - 1``, a Householder basis of ``1^perp`` (no eigensolve).
+  for the last data matrix, which cross-validation fits under every grid point.  For a kernel
+  matrix (``symmetric=True``) the basis is its own eigenvectors with eigenvalues above
+  ``sqrt(pca_tol) * max`` -- or, for a centred kernel safely of rank ``n - 1``, a Householder
+  basis of ``1^perp`` (no eigensolve).
 * **Singular constraint**: if the reduced constraint matrix ``N`` is numerically singular
   (Cholesky fails or its estimated reciprocal condition is below ``singular_rcond``), the ridge
   ``N + ridge * mean(diag N) * I`` is used (Sugiyama's KLFDA uses the same device).  Directions

@@ -42,6 +42,41 @@ def test_kneighbors_are_the_nearest_others(data):
     np.testing.assert_allclose(nbhd.sq_distances, D[nbhd.rows(), nbhd.indices])
 
 
+def test_neighbour_lists_are_remembered_per_data_labels_and_k(data):
+    X, y = data
+    first = graphs.kneighbors(X, 3, y)
+    assert graphs.kneighbors(X.copy(), 3, y.copy()) is first          # same fold: no new search
+    assert graphs.kneighbors(X, 4, y) is not first
+    assert graphs.kneighbors(X, 3) is not graphs.kneighbors(X, 3, y)  # unsupervised differs
+    with pytest.raises(ValueError):
+        first.indices[0] = 1                                          # shared, so read-only
+    W = graphs.heat_weights(first, 1.0)
+    W.indices[:] = 0                                                  # the matrix owns its indices
+    assert graphs.kneighbors(X, 3, y).indices.max() > 0
+    moved = X.copy()
+    moved[0, 0] += 1.0
+    assert graphs.kneighbors(moved, 3, y) is not first
+    with pytest.raises(ValueError, match="positive int"):
+        graphs.kneighbors(X, True, y)                                 # not the entry of 1
+
+
+def test_laplacian_factor_reproduces_the_laplacian():
+    rng = np.random.default_rng(3)
+    n = 40
+    labels = rng.integers(0, 6, n)
+    labels[:2] = [6, 7]                                   # two isolated points
+    W = rng.uniform(0, 1, (n, n)) * (labels[:, None] == labels[None]) * (rng.uniform(size=(n, n)) < 0.6)
+    W = np.triu(W, 1)
+    W = sparse.csr_array(W + W.T)
+    E = graphs.laplacian_factor(W)
+    L, _ = graphs.laplacian(W)
+    np.testing.assert_allclose(E.toarray().T @ E.toarray(), L.toarray(), atol=1e-12)
+    Y = rng.standard_normal((n, 3))
+    np.testing.assert_allclose(E @ Y, E.toarray() @ Y, atol=1e-12)
+    ring = sparse.csr_array(np.roll(np.eye(300), 1, axis=1) + np.roll(np.eye(300), -1, axis=1))
+    assert graphs.laplacian_factor(ring) is None          # one component of 300 points
+
+
 def test_all_means_every_other_member_of_the_class():
     rng = np.random.default_rng(1)
     X = rng.standard_normal((9, 3))

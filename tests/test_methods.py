@@ -96,6 +96,16 @@ def test_lpp_constraint_scaling_and_eigen_equation():
     np.testing.assert_allclose(np.diag(F.T @ (L @ F)), lpp.eigenvalues_, atol=1e-10)
 
 
+def test_lpp_factored_laplacian_gives_the_explicit_solution():
+    X, y = _faces_like(n_per_class=8, d=60)                # d > n: the PCA-basis path
+    lpp = LocalityPreservingProjection(n_components=6, n_neighbors=4, gamma=50.0).fit(X, y)
+    L, D = graphs.laplacian(graphs.symmetrize(graphs.heat_weights(graphs.kneighbors(X, 4, y), 50.0)))
+    explicit = solve_embedding(X, L, D, n_components=6)
+    np.testing.assert_allclose(lpp.eigenvalues_, explicit.eigenvalues, rtol=1e-9, atol=1e-12)
+    unit = explicit.components / np.linalg.norm(explicit.components, axis=0)
+    np.testing.assert_allclose(lpp.components_.T, unit, atol=1e-8)
+
+
 def test_llp_is_orthonormal_and_minimises_local_error():
     X, y = _faces_like()
     llp = LocalLearningProjection(n_components=5).fit(X, y)

@@ -226,12 +226,17 @@ def test_the_remembered_pca_basis_gives_identical_bits():
     rng = np.random.default_rng(5)
     X = rng.standard_normal((30, 50))               # d > n: the PCA basis is needed
     L = np.diag(rng.uniform(1, 2, 30))
-    solvers._LAST_DATA.clear()
+    solvers._DATA_MEMO.clear()
     cold = solve_embedding(X, L)
+    remembered = dict(solvers._DATA_MEMO.values_for(X, np.asarray(True)))
+    assert any(key[0] == "pca_basis" for key in remembered)
     warm = solve_embedding(X, L)                     # reuses the basis
-    assert len(solvers._LAST_DATA["values"]) == 1
+    assert all(solvers._DATA_MEMO.values_for(X, np.asarray(True))[key] is value
+               for key, value in remembered.items())
     assert np.array_equal(cold.components, warm.components)
+    warm.mean[:] = 0.0                               # callers own what they get back
+    assert np.array_equal(solve_embedding(X, L).mean, cold.mean)
     other = solve_embedding(X + 1e-3, L)             # other data: recomputed, not reused
-    solvers._LAST_DATA.clear()
+    solvers._DATA_MEMO.clear()
     assert np.array_equal(other.components, solve_embedding(X + 1e-3, L).components)
     assert not np.array_equal(other.components, cold.components)

@@ -9,7 +9,8 @@ Every method in :mod:`locproj.methods` is "a graph plus a constraint" handed to
 * :func:`local_krr_weights` -- LLP's local kernel-ridge matrix ``A`` (000 eq. 29-32);
 * :func:`class_block_graph` -- the graph whose embedding is LDA;
 * :func:`local_scaling_affinity` -- LFDA's affinity (Sugiyama 2007, eq. 4 & §4.2);
-* :func:`laplacian`, :func:`symmetrize`, :func:`reconstruction_cost` -- matrix algebra on graphs.
+* :func:`laplacian`, :func:`laplacian_factor`, :func:`symmetrize`, :func:`reconstruction_cost` --
+  matrix algebra on graphs.
 
 Matrices are ``scipy.sparse.csr_array`` of shape ``(n_samples, n_samples)``; row ``i`` holds
 the weights of ``i``'s neighbours.  Heat-kernel width: ``w_ij = exp(-||x_i - x_j||^2 / gamma)``,
@@ -22,9 +23,12 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
+from scipy.sparse.csgraph import connected_components
 from scipy.spatial.distance import cdist
 from sklearn.neighbors import NearestNeighbors
 from threadpoolctl import threadpool_limits
+
+from ._memo import LastInput, remembered
 
 __all__ = [
     "Neighborhoods",
@@ -34,6 +38,8 @@ __all__ = [
     "default_heat_gamma",
     "symmetrize",
     "laplacian",
+    "laplacian_factor",
+    "BlockDiagonal",
     "lle_weights",
     "local_krr_weights",
     "reconstruction_cost",
@@ -68,9 +74,17 @@ class Neighborhoods:
         return np.repeat(np.arange(self.n_samples), self.counts)
 
     def to_csr(self, values) -> sparse.csr_array:
-        """Sparse matrix with ``values`` on the edges (explicit zeros are kept)."""
+        """Sparse matrix with ``values`` on the edges (explicit zeros are kept); it owns its
+        index arrays, so sparse operations that sort them in place leave these lists alone."""
         n = self.n_samples
-        return sparse.csr_array((np.asarray(values, dtype=float), self.indices, self.indptr), shape=(n, n))
+        return sparse.csr_array((np.asarray(values, dtype=float), self.indices.copy(), self.indptr.copy()),
+                                shape=(n, n))
+
+    def read_only(self) -> Neighborhoods:
+        """This object, its arrays made read-only (it may be shared through a memo)."""
+        for array in (self.indptr, self.indices, self.sq_distances):
+            array.setflags(write=False)
+        return self
 
 
 # --------------------------------------------------------------------------- validation
@@ -120,6 +134,7 @@ def _check_n_neighbors(n_neighbors, group_size: int, what: str) -> int:
 # --------------------------------------------------------------------------- neighbour search
 
 
+_NEIGHBOURS_MEMO = LastInput()  # neighbour lists of the last (X, y), per n_neighbors
 _PRECOMPUTED_MAX = 500  # groups up to this size: exact distance blocks, one 'precomputed' search
 
 
@@ -144,12 +159,21 @@ def kneighbors(X, n_neighbors=5, y=None) -> Neighborhoods:
 
     Notes
     -----
+    The lists are remembered for the last ``(X, y)`` (:mod:`locproj._memo`): cross-validation
+    builds one fold's graph under several weights.  Their arrays are read-only.
+
     Groups (classes) of at most 500 points are searched together by one
     ``NearestNeighbors(metric='precomputed')`` on a sparse block-diagonal matrix of their exact
     within-group distances, so a supervised search never crosses classes and costs one call;
     larger groups use ``NearestNeighbors(algorithm='brute')`` each.
     """
     X = check_finite(X)
+    memo = _NEIGHBOURS_MEMO.values_for(X, np.asarray(y, dtype=object) if y is None else np.asarray(y))
+    # keyed by type too: True must not find the entry of 1 (it is refused, not searched)
+    return remembered(memo, (type(n_neighbors), n_neighbors), lambda: _search(X, n_neighbors, y).read_only())
+
+
+def _search(X: np.ndarray, n_neighbors, y) -> Neighborhoods:
     n = len(X)
     if y is None:
         groups, whats = [np.arange(n)], ["the data set"]
@@ -256,6 +280,68 @@ def laplacian(W) -> tuple[sparse.csr_array, sparse.csr_array]:
     W = sparse.csr_array(W)
     D = sparse.diags_array(np.asarray(W.sum(axis=1)).ravel(), format="csr")
     return sparse.csr_array(D - W), D
+
+
+_MAX_FACTOR_BLOCK = 256  # largest connected component factored densely by laplacian_factor
+
+
+@dataclass(frozen=True)
+class BlockDiagonal:
+    """An ``n x n`` block-diagonal matrix, its blocks stacked by size: ``blocks[s][b]`` (an
+    ``m x m`` array) sits on the rows and columns ``index[s][b]`` (disjoint; rows in no block are
+    zero).  ``E @ Y`` costs one batched product per block size."""
+
+    blocks: tuple  # of arrays (n_blocks, m, m)
+    index: tuple  # of int arrays (n_blocks, m)
+    n: int
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.n, self.n)
+
+    def __matmul__(self, Y):
+        Y = np.asarray(Y, dtype=float)
+        out = np.zeros((self.n,) + Y.shape[1:])
+        for blocks, rows in zip(self.blocks, self.index):
+            out[rows] = np.matmul(blocks, Y[rows])
+        return out
+
+    def toarray(self) -> np.ndarray:
+        return self @ np.eye(self.n)
+
+
+def laplacian_factor(W) -> BlockDiagonal | None:
+    """``E`` with ``E^T E = D - W`` (symmetric ``W >= 0``), block-diagonal over the graph's
+    connected components, or None if one has more than 256 points.
+
+    Each component's Laplacian ``L_c`` (positive semi-definite) is factored from its eigen-
+    decomposition, ``E_c = Lambda^1/2 U^T``.  A supervised graph never links two classes, so
+    ``X^T L X`` becomes a rank-k update ``(E X)^T (E X)``: half the work of ``X^T (L X)``.
+    """
+    W = sparse.coo_array(W)
+    n = W.shape[0]
+    n_components, labels = connected_components(W, directed=False)
+    sizes = np.bincount(labels, minlength=n_components)
+    if sizes.max(initial=0) > _MAX_FACTOR_BLOCK:
+        return None
+    order = np.argsort(labels, kind="stable")  # points grouped by component
+    local = np.empty(n, dtype=np.int64)
+    local[order] = np.arange(n) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    blocks, index = [], []
+    for size in np.unique(sizes):
+        components = np.flatnonzero(sizes == size)
+        slot = np.full(n_components, -1)
+        slot[components] = np.arange(len(components))
+        W_c = np.zeros((len(components), size, size))
+        stack = slot[labels[W.row]]
+        edges = stack >= 0  # edges inside components of this size
+        np.add.at(W_c, (stack[edges], local[W.row[edges]], local[W.col[edges]]), W.data[edges])
+        L_c = -W_c
+        L_c[:, np.arange(size), np.arange(size)] += W_c.sum(axis=2)
+        lam, U = np.linalg.eigh(L_c)
+        blocks.append(np.sqrt(np.clip(lam, 0.0, None))[:, :, None] * U.transpose(0, 2, 1))
+        index.append(order.reshape(-1)[np.isin(labels[order], components)].reshape(len(components), size))
+    return BlockDiagonal(blocks=tuple(blocks), index=tuple(index), n=n)
 
 
 def reconstruction_error(W) -> sparse.csr_array:

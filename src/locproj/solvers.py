@@ -45,13 +45,14 @@ Conventions (see ``docs/methods.md``):
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
 from scipy import sparse
 from scipy.linalg import blas, lapack
+
+from ._memo import LastInput, remembered
 
 __all__ = ["Embedding", "GramFactor", "check_n_components", "solve_embedding", "pca_basis", "fix_signs"]
 
@@ -103,7 +104,7 @@ class GramFactor:
         return self.E.T @ (self.E @ Y)
 
     def toarray(self) -> np.ndarray:
-        E = self.E.toarray() if sparse.issparse(self.E) else np.asarray(self.E)
+        E = self.E.toarray() if hasattr(self.E, "toarray") else np.asarray(self.E)
         return E.T @ E
 
 
@@ -214,7 +215,8 @@ def pca_basis(Xc: np.ndarray, *, whiten: bool, tol: float | None = None,
         lam, V = scipy.linalg.eigh(Xc)
         keep = lam > np.sqrt(tol) * lam[-1] if lam[-1] > 0 else np.zeros(len(lam), bool)
         V, lam = V[:, keep], lam[keep]
-        return _Basis(T=V / lam, Y=V, orthonormal=False) if whiten else _Basis(T=V, Y=V * lam, orthonormal=True)
+        T = np.ascontiguousarray(V / lam if whiten else V)
+        return _Basis(T=T, Y=V if whiten else V * lam, orthonormal=not whiten)
     if d <= n:
         lam, U = scipy.linalg.eigh(_at_a(Xc), lower=False)
         keep = lam > tol * lam[-1] if lam[-1] > 0 else np.zeros(len(lam), bool)
@@ -225,32 +227,12 @@ def pca_basis(Xc: np.ndarray, *, whiten: bool, tol: float | None = None,
         U = _at_b(Xc, V[:, keep]) / np.sqrt(lam[keep])
         if not whiten:  # re-orthonormalise: P^T P = A^T A must hold to machine precision
             U = scipy.linalg.qr(U, mode="economic")[0]
-    if whiten:
-        T = U / np.sqrt(lam[keep])
-        return _Basis(T=T, Y=_a_b(Xc, T), orthonormal=False)
-    return _Basis(T=U, Y=_a_b(Xc, U), orthonormal=True)
+    # C order: every fit maps its solution through T (_a_b would copy a Fortran-ordered T each time)
+    T = np.ascontiguousarray(U / np.sqrt(lam[keep]) if whiten else U)
+    return _Basis(T=T, Y=_a_b(Xc, T), orthonormal=not whiten)
 
 
-_LAST_DATA: dict = {}
-
-
-def _memo_for(Xc: np.ndarray) -> dict:
-    """Results derived from ``Xc`` alone, remembered for the last data matrix seen (keyed by its
-    bytes): cross-validation fits one fold's data under every grid point, and reusing the PCA
-    basis and the data's conditioning returns the very arrays a recomputation would give (they
-    are never modified in place)."""
-    data = np.ascontiguousarray(Xc)
-    key = (data.shape, hashlib.blake2b(data.view(np.uint8), digest_size=16).hexdigest())
-    if _LAST_DATA.get("key") != key:
-        _LAST_DATA.clear()
-        _LAST_DATA.update(key=key, values={})
-    return _LAST_DATA["values"]
-
-
-def _remembered(memo: dict, what: tuple, compute):
-    if what not in memo:
-        memo[what] = compute()
-    return memo[what]
+_DATA_MEMO = LastInput()  # the last data matrix: its mean, PCA basis and conditioning
 
 
 def _full_rank_shortcut(Xc: np.ndarray, B, constraint: str, memo: dict):
@@ -269,7 +251,7 @@ def _full_rank_shortcut(Xc: np.ndarray, B, constraint: str, memo: dict):
     if spread is None:
         N = _sandwich(Xc, B)
         return _rcond_spd(N) > _FAST_PATH_RCOND, N
-    data_rcond = _remembered(memo, ("rcond",), lambda: _rcond_spd(_at_a(Xc)))
+    data_rcond = remembered(memo, ("rcond",), lambda: _rcond_spd(_at_a(Xc)))
     return data_rcond / spread > _FAST_PATH_RCOND, None
 
 
@@ -383,7 +365,8 @@ def solve_embedding(X, L, B=None, *, constraint: str = "B", n_components: int | 
     Embedding
     """
     X = np.asarray(X, dtype=float)
-    if X.ndim != 2 or not np.all(np.isfinite(X)):
+    memo = _DATA_MEMO.values_for(X, np.asarray(center))
+    if X.ndim != 2 or not remembered(memo, ("finite",), lambda: bool(np.all(np.isfinite(X)))):
         raise ValueError("X must be a finite 2-D array.")
     if constraint not in ("B", "orthonormal"):
         raise ValueError(f"constraint must be 'B' or 'orthonormal', got {constraint!r}.")
@@ -393,24 +376,23 @@ def solve_embedding(X, L, B=None, *, constraint: str = "B", n_components: int | 
         _check_square(B, n, "B")
     if symmetric and (center or n != d):
         raise ValueError("symmetric=True expects a square kernel matrix and center=False.")
-    mean = X.mean(axis=0) if center else np.zeros(d)
-    Xc = X - mean if center else X
-    memo = _memo_for(Xc)
+    mean, Xc = remembered(memo, ("centred",), lambda: _centred(X, center))
     ok, N = (False, None) if symmetric else _full_rank_shortcut(Xc, B, constraint, memo)
     if ok:
         basis = _Basis(T=None, Y=Xc, orthonormal=True)
     else:
         options = {"whiten": constraint == "B", "tol": pca_tol, "symmetric": symmetric}
-        basis = _remembered(memo, ("pca_basis", *sorted(options.items())), lambda: pca_basis(Xc, **options))
+        basis = remembered(memo, ("pca_basis", *sorted(options.items())), lambda: pca_basis(Xc, **options))
         N = None  # any N of the shortcut test was in the input coordinates
     r = basis.rank
     k = check_n_components(n_components, r)
 
     M = basis.sandwich(L)
-    if N is None:
-        N, regularized = _reduced_constraint(basis, B, constraint, ridge, singular_rcond)
-    else:  # already known to be well conditioned
+    N = N if N is not None else _reduced_constraint(basis, B, constraint)
+    if ok or _whitened_regular(constraint, B, singular_rcond):  # N is known to be regular
         regularized = False
+    else:
+        N, regularized = _regularized(N, ridge, singular_rcond)
     scale = _eigenvalue_scale(M, N)
     lam, A = _eigh_sorted(M, N, maximize, k if partial else None, resolve_degenerate,
                           degenerate_rtol, scale)
@@ -419,7 +401,7 @@ def solve_embedding(X, L, B=None, *, constraint: str = "B", n_components: int | 
         A = _resolve_degenerate(lam, A, basis, rtol, scale)
     P = basis.to_input(np.ascontiguousarray(A[:, :k]))  # prefixes bit-identical (test_nested_columns)
     lam = lam[:k]
-    return Embedding(components=fix_signs(P), eigenvalues=lam, mean=mean, rank=r,
+    return Embedding(components=fix_signs(P), eigenvalues=lam, mean=mean.copy(), rank=r,
                      n_available=r, regularized=regularized)
 
 
@@ -454,15 +436,33 @@ def _sandwich(Y: np.ndarray, L) -> np.ndarray:
     return _at_b(Y, np.asarray(L @ Y))
 
 
-def _reduced_constraint(basis: _Basis, B, constraint: str, ridge: float, singular_rcond: float):
-    """``N`` of the reduced problem ``M a = lambda N a`` (None means identity), ridge flag."""
+def _centred(X: np.ndarray, center: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``(mean, X - mean)``, or zeros and ``X`` itself when not centring."""
+    if not center:
+        return np.zeros(X.shape[1]), X
+    mean = X.mean(axis=0)
+    return mean, X - mean
+
+
+def _reduced_constraint(basis: _Basis, B, constraint: str):
+    """``N`` of the reduced problem ``M a = lambda N a`` (None means identity)."""
     if constraint == "orthonormal":
-        if basis.orthonormal:
-            return None, False
-        N = _at_a(basis.T)
-    else:
-        N = basis.gram() if B is None else basis.sandwich(B)
-    if _rcond_spd(N) > singular_rcond:
+        return None if basis.orthonormal else _at_a(basis.T)
+    return basis.gram() if B is None else basis.sandwich(B)
+
+
+def _whitened_regular(constraint: str, B, singular_rcond: float) -> bool:
+    """Whether ``N = Y^T B Y`` in the whitened basis (``Y^T Y = I``) is safely regular without a
+    test: for ``B`` None or a positive diagonal, ``cond(N) <= max(b) / min(b)``."""
+    if constraint != "B":
+        return False
+    spread = _positive_diagonal_spread(B)
+    return spread is not None and spread < 1e-3 / singular_rcond
+
+
+def _regularized(N, ridge: float, singular_rcond: float):
+    """``(N, False)``, or ``(N + ridge * mean(diag N) I, True)`` if ``N`` is numerically singular."""
+    if N is None or _rcond_spd(N) > singular_rcond:
         return N, False
     scale = np.trace(N) / max(len(N), 1)
     N = N.copy(order="K")  # keep the layout: an upper-only N stays upper-only
@@ -481,7 +481,9 @@ def _eigh_sorted(M, N, maximize: bool, k: int | None, resolve_degenerate: bool, 
         lam, A = _order(lam, A, maximize)
         if not (resolve_degenerate and _cluster_reaches_end(lam, rtol, scale)):
             return lam, A
-    lam, A = scipy.linalg.eigh(M, N, lower=False)  # N may hold only its upper triangle
+    # M and N are this solve's own temporaries (finite: built from checked data): LAPACK may
+    # work in them.  N may hold only its upper triangle.
+    lam, A = scipy.linalg.eigh(M, N, lower=False, check_finite=False, overwrite_a=True, overwrite_b=True)
     return _order(lam, A, maximize)
 
 
@@ -516,7 +518,7 @@ def _cluster_reaches_end(lam, rtol, scale) -> bool:
 
 def _resolve_degenerate(lam: np.ndarray, A: np.ndarray, basis: _Basis, rtol: float,
                         scale: float) -> np.ndarray:
-    """Canonical basis inside each degenerate cluster (any rotation that is orthogonal in the
+    """``A`` (modified in place) with a canonical basis inside each degenerate cluster (any rotation that is orthogonal in the
     constraint's metric keeps both the constraint and the objective):
 
     1. diagonalise the projected total scatter ``(X~ P_c)^T (X~ P_c)``, largest variance first;
@@ -524,7 +526,6 @@ def _resolve_degenerate(lam: np.ndarray, A: np.ndarray, basis: _Basis, rtol: flo
        LEA D-to-d, or LFDA's directions of zero within-class scatter), diagonalise the
        Euclidean Gram ``P_c^T P_c``, shortest column (largest variance per unit length) first.
     """
-    A = A.copy()
     for cl in _clusters(lam, rtol, scale):
         if cl.stop - cl.start < 2:
             continue

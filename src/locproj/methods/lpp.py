@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from .. import graphs
+from ..solvers import GramFactor
 from ._base import GraphEmbeddingTransformer, GraphProblem
 
 
-def lpp_graph(X, y, n_neighbors, weight: str, gamma, supervised: bool):
+def lpp_graph(X, y, n_neighbors, weight: str, gamma, supervised: bool, factored: bool = False):
     """Laplacian ``L = D - W`` and degree matrix ``D`` of the symmetrised kNN graph
-    (``W = max(W, W^T)``) with binary or heat-kernel weights (003 eq. 12-14)."""
+    (``W = max(W, W^T)``) with binary or heat-kernel weights (003 eq. 12-14).  ``factored``:
+    ``L`` as a :class:`~locproj.solvers.GramFactor` when the graph's components are small."""
     nbhd = graphs.kneighbors(X, n_neighbors, y if supervised else None)
     if weight == "heat":
         W = graphs.heat_weights(nbhd, gamma)
@@ -16,7 +18,10 @@ def lpp_graph(X, y, n_neighbors, weight: str, gamma, supervised: bool):
         W = graphs.binary_weights(nbhd)
     else:
         raise ValueError(f"weight must be 'heat' or 'binary', got {weight!r}.")
-    return graphs.laplacian(graphs.symmetrize(W))
+    W = graphs.symmetrize(W)
+    L, D = graphs.laplacian(W)
+    factor = graphs.laplacian_factor(W) if factored else None
+    return (L if factor is None else GramFactor(factor)), D
 
 
 class LocalityPreservingProjection(GraphEmbeddingTransformer):
@@ -67,5 +72,5 @@ class LocalityPreservingProjection(GraphEmbeddingTransformer):
         self.column_scaling = column_scaling
 
     def _problem(self, X, y):
-        L, D = lpp_graph(X, y, self.n_neighbors, self.weight, self.gamma, self.supervised)
+        L, D = lpp_graph(X, y, self.n_neighbors, self.weight, self.gamma, self.supervised, factored=True)
         return GraphProblem(L=L, B=D)

@@ -5,6 +5,7 @@ import pytest
 import scipy.linalg
 from scipy import sparse
 from sklearn.decomposition import PCA
+from threadpoolctl import threadpool_limits
 
 from locproj import graphs
 from locproj.solvers import fix_signs, pca_basis, solve_embedding
@@ -144,12 +145,50 @@ def test_degenerate_eigenspace_is_resolved_deterministically_by_variance():
     np.testing.assert_allclose(np.abs(cosines[: c + 2]), 1.0, atol=1e-8)
 
 
-def test_partial_solve_agrees_with_full_solve():
-    X, _, L, D = _problem(60, 10)
+@pytest.mark.parametrize("n", [1, 2, 5, 127, 128, 129, 300])
+@pytest.mark.parametrize("generalized", [True, False])
+def test_selected_eigenpairs_match_scipy(n, generalized):
+    from locproj._eigh import eigh_selected
+
+    rng = np.random.default_rng(n)
+    M = rng.standard_normal((n, n))
+    M = M + M.T
+    G = rng.standard_normal((n + 3, n))
+    N = G.T @ G + np.eye(n) if generalized else None
+    expected_values, expected_vectors = scipy.linalg.eigh(M, N)
+    wanted = slice(n // 3, n - n // 4)
+    values, vectors = eigh_selected(np.triu(M).T.copy().T, None if N is None else np.asfortranarray(np.triu(N)),
+                                    lambda ev: wanted)
+    scale = np.abs(expected_values).max()
+    np.testing.assert_allclose(values, expected_values, atol=1e-12 * scale)
+    signs = np.sign(np.einsum("ij,ij->j", vectors, expected_vectors[:, wanted]))
+    np.testing.assert_allclose(vectors * signs, expected_vectors[:, wanted], atol=1e-9)
+
+
+@pytest.mark.parametrize("maximize", [False, True])
+@pytest.mark.parametrize("shape", [(60, 10), (400, 300)])  # one block of reflectors, and three
+def test_fewer_components_are_the_bitwise_prefix(maximize, shape):
+    X, _, L, D = _problem(*shape)
+    # single-threaded BLAS, as in the pipeline: threaded kernels may split the work differently
+    # for different numbers of columns
+    with threadpool_limits(1):
+        full = solve_embedding(X, L, D, maximize=maximize)
+        for k in (k for k in (1, 3, 9, 17, 40) if k < shape[1]):
+            part = solve_embedding(X, L, D, n_components=k, maximize=maximize)
+            assert np.array_equal(part.components, full.components[:, :k])
+            assert np.array_equal(part.eigenvalues, full.eigenvalues[:k])
+
+
+def test_a_degenerate_cluster_cut_by_n_components_is_resolved_whole():
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((20, 30))     # n <= d: the class indicators lie in the data's span
+    y = np.repeat(np.arange(4), 5)
+    W = sparse.csr_array((y[:, None] == y[None]).astype(float) - np.eye(20))
+    L, D = graphs.laplacian(W)            # complete class graphs: a 3-fold zero eigenvalue
     full = solve_embedding(X, L, D)
-    part = solve_embedding(X, L, D, n_components=4, partial=True)
-    np.testing.assert_allclose(part.components, full.components[:, :4], rtol=1e-7, atol=1e-9)
-    np.testing.assert_allclose(part.eigenvalues, full.eigenvalues[:4], rtol=1e-9, atol=1e-12)
+    assert np.allclose(full.eigenvalues[:3], 0.0, atol=1e-10) and full.eigenvalues[3] > 1e-6
+    for k in (1, 2):
+        assert np.array_equal(solve_embedding(X, L, D, n_components=k).components, full.components[:, :k])
 
 
 @pytest.mark.parametrize("symmetric", [False, True])

@@ -52,6 +52,7 @@ import scipy.linalg
 from scipy import sparse
 from scipy.linalg import blas, lapack
 
+from ._eigh import eigh_selected
 from ._memo import LastInput, remembered
 
 __all__ = ["Embedding", "GramFactor", "check_n_components", "solve_embedding", "pca_basis", "fix_signs"]
@@ -325,7 +326,7 @@ def solve_embedding(X, L, B=None, *, constraint: str = "B", n_components: int | 
                     maximize: bool = False, center: bool = True, pca_tol: float | None = None,
                     ridge: float = 1e-9, singular_rcond: float = 1e-12,
                     resolve_degenerate: bool = True, degenerate_rtol: float = 1e-9,
-                    partial: bool = False, symmetric: bool = False) -> Embedding:
+                    symmetric: bool = False) -> Embedding:
     """Solve the graph-embedding problem described in the module docstring.
 
     Parameters
@@ -356,9 +357,6 @@ def solve_embedding(X, L, B=None, *, constraint: str = "B", n_components: int | 
     symmetric : bool
         ``X`` is a symmetric positive semi-definite kernel matrix (requires ``center=False``):
         the PCA basis comes from ``eigh(X)`` itself rather than from ``X^T X``.
-    partial : bool
-        Compute only the first ``n_components`` eigenpairs (``subset_by_index``).  The columns
-        agree with the full solve up to rounding, not bit for bit.
 
     Returns
     -------
@@ -394,8 +392,7 @@ def solve_embedding(X, L, B=None, *, constraint: str = "B", n_components: int | 
     else:
         N, regularized = _regularized(N, ridge, singular_rcond)
     scale = _eigenvalue_scale(M, N)
-    lam, A = _eigh_sorted(M, N, maximize, k if partial else None, resolve_degenerate,
-                          degenerate_rtol, scale)
+    lam, A = _eigh_sorted(M, N, maximize, k, resolve_degenerate, degenerate_rtol, scale)
     if resolve_degenerate:
         rtol = max(degenerate_rtol, _RIDGE_CLUSTER_FACTOR * ridge) if regularized else degenerate_rtol
         A = _resolve_degenerate(lam, A, basis, rtol, scale)
@@ -470,21 +467,23 @@ def _regularized(N, ridge: float, singular_rcond: float):
     return N, True
 
 
-def _eigh_sorted(M, N, maximize: bool, k: int | None, resolve_degenerate: bool, rtol: float,
-                 scale: float):
-    """Eigenpairs sorted ascending (descending if maximize); optionally only the first k."""
+def _eigh_sorted(M, N, maximize: bool, k: int, resolve_degenerate: bool, rtol: float, scale: float):
+    """The first ``k`` eigenpairs, ascending (descending if maximize) -- more if the cut would
+    split a degenerate cluster.  Only those eigenvectors are formed (:mod:`locproj._eigh`)."""
     r = len(M)
-    if k is not None and k < r:
-        extra = min(k + 1, r)  # one more to see whether a degenerate cluster crosses the cut
-        subset = [r - extra, r - 1] if maximize else [0, extra - 1]
-        lam, A = scipy.linalg.eigh(M, N, lower=False, subset_by_index=subset)
-        lam, A = _order(lam, A, maximize)
-        if not (resolve_degenerate and _cluster_reaches_end(lam, rtol, scale)):
-            return lam, A
-    # M and N are this solve's own temporaries (finite: built from checked data): LAPACK may
-    # work in them.  N may hold only its upper triangle.
-    lam, A = scipy.linalg.eigh(M, N, lower=False, check_finite=False, overwrite_a=True, overwrite_b=True)
-    return _order(lam, A, maximize)
+    if r == 0 or k == 0:
+        return np.empty(0), np.empty((r, 0))
+
+    def wanted(eigenvalues: np.ndarray) -> slice:  # eigenvalues ascending
+        stop = k
+        if resolve_degenerate:
+            ordered = eigenvalues[::-1] if maximize else eigenvalues
+            stop = next(cl.stop for cl in _clusters(ordered, rtol, scale) if cl.stop >= k)
+        return slice(r - stop, r) if maximize else slice(0, stop)
+
+    # M and N are this solve's own temporaries: LAPACK works in them
+    eigenvalues, A = eigh_selected(M, N, wanted)
+    return _order(eigenvalues[wanted(eigenvalues)], A, maximize)
 
 
 def _eigenvalue_scale(M, N) -> float:
@@ -509,11 +508,6 @@ def _clusters(lam: np.ndarray, rtol: float, scale: float) -> list[slice]:
     breaks = np.flatnonzero(np.abs(np.diff(lam)) > tol) + 1
     edges = np.concatenate([[0], breaks, [len(lam)]])
     return [slice(a, b) for a, b in zip(edges[:-1], edges[1:])]
-
-
-def _cluster_reaches_end(lam, rtol, scale) -> bool:
-    last = _clusters(lam, rtol, scale)[-1]
-    return last.stop - last.start > 1
 
 
 def _resolve_degenerate(lam: np.ndarray, A: np.ndarray, basis: _Basis, rtol: float,

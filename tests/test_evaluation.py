@@ -41,6 +41,55 @@ def test_chunked_equals_unchunked(projected, max_bytes, n_jobs):
     np.testing.assert_array_equal(nearest_indices(Z_train, Z_test, max_bytes=max_bytes, n_jobs=n_jobs), reference)
 
 
+_THREE_ROWS = 3 * 90 * 8  # chunks of three test rows: few classes per chunk, so pruning bites
+
+
+@pytest.fixture
+def clustered():
+    """Many columns and tight classes, so that pruning drops most references early; exact
+    duplicates and a test row equidistant from two references make ties."""
+    rng = np.random.default_rng(1)
+    centres = rng.standard_normal((6, 130)) * np.linspace(4, 0.2, 130)
+    labels = np.arange(90) % 6
+    Z_train = centres[labels] + 0.3 * rng.standard_normal((90, 130))
+    Z_train[7] = Z_train[1]                                       # a duplicate reference
+    Z_test = centres[rng.integers(0, 6, 70)] + 0.3 * rng.standard_normal((70, 130))
+    Z_test[0] = Z_train[1]
+    Z_test[1] = (Z_train[2] + Z_train[8]) / 2                     # equidistant at every p
+    return Z_train, Z_test
+
+
+def test_pruning_keeps_the_unpruned_decisions(clustered, monkeypatch):
+    import locproj.evaluation as evaluation
+
+    Z_train, Z_test = clustered
+    pruned = nearest_indices(Z_train, Z_test, max_bytes=_THREE_ROWS)
+    monkeypatch.setattr(evaluation, "_PRUNE_EVERY", 10**9)
+    unpruned = nearest_indices(Z_train, Z_test, max_bytes=_THREE_ROWS)
+    np.testing.assert_array_equal(pruned, unpruned)
+    brute = np.stack([(((Z_test[:, None, :p] - Z_train[None, :, :p]) ** 2).sum(-1)).argmin(axis=1)
+                      for p in range(1, 131)], axis=1)
+    assert np.mean(pruned == brute) > 0.999                       # rounding may split near-ties
+    assert pruned[0, -1] == 1 and np.all(pruned[0] <= 7)          # duplicates: lowest index
+
+
+def test_pruning_really_drops_references(clustered, monkeypatch):
+    import locproj.evaluation as evaluation
+
+    Z_train, Z_test = clustered
+    sizes = []
+    original = evaluation._still_possible
+
+    def spy(scores_T, *args):
+        alive = original(scores_T, *args)
+        sizes.append((len(alive), int(alive.sum())))
+        return alive
+
+    monkeypatch.setattr(evaluation, "_still_possible", spy)
+    nearest_indices(Z_train, Z_test, max_bytes=_THREE_ROWS)
+    assert sizes and np.mean([alive for _, alive in sizes]) < 0.5 * len(Z_train)
+
+
 def test_ties_go_to_lowest_training_index():
     Z_train = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [-1.0, 0.0]])
     Z_test = np.array([[0.0, 0.0], [1.0, 0.0]])

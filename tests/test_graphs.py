@@ -73,8 +73,22 @@ def test_laplacian_factor_reproduces_the_laplacian():
     np.testing.assert_allclose(E.toarray().T @ E.toarray(), L.toarray(), atol=1e-12)
     Y = rng.standard_normal((n, 3))
     np.testing.assert_allclose(E @ Y, E.toarray() @ Y, atol=1e-12)
+    np.testing.assert_allclose(E.gram(), E.toarray().T @ E.toarray(), atol=1e-12)
     ring = sparse.csr_array(np.roll(np.eye(300), 1, axis=1) + np.roll(np.eye(300), -1, axis=1))
     assert graphs.laplacian_factor(ring) is None          # one component of 300 points
+
+
+def test_local_kernel_blocks_are_reused_across_ridges(data):
+    X, y = data
+    nbhd = graphs.kneighbors(X, 4, y)
+    first = graphs.local_krr_weights(X, nbhd, reg=0.1)
+    blocks = graphs._KERNEL_BLOCKS_MEMO.values_for(X, nbhd.indptr, nbhd.indices)
+    assert len(blocks) == 1
+    second = graphs.local_krr_weights(X, nbhd, reg=10.0)
+    assert len(graphs._KERNEL_BLOCKS_MEMO.values_for(X, nbhd.indptr, nbhd.indices)) == 1
+    graphs._KERNEL_BLOCKS_MEMO.clear()
+    assert np.array_equal(graphs.local_krr_weights(X, nbhd, reg=10.0).toarray(), second.toarray())
+    assert not np.allclose(first.toarray(), second.toarray())
 
 
 def test_all_means_every_other_member_of_the_class():

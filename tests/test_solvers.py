@@ -8,7 +8,7 @@ from sklearn.decomposition import PCA
 from threadpoolctl import threadpool_limits
 
 from locproj import graphs
-from locproj.solvers import fix_signs, pca_basis, solve_embedding
+from locproj.solvers import GramFactor, fix_signs, pca_basis, solve_embedding
 
 
 def _problem(n=40, d=8, seed=0, classes=4):
@@ -163,6 +163,27 @@ def test_selected_eigenpairs_match_scipy(n, generalized):
     np.testing.assert_allclose(values, expected_values, atol=1e-12 * scale)
     signs = np.sign(np.einsum("ij,ij->j", vectors, expected_vectors[:, wanted]))
     np.testing.assert_allclose(vectors * signs, expected_vectors[:, wanted], atol=1e-9)
+
+
+@pytest.mark.parametrize("factored", [False, True])
+def test_fewer_samples_than_features_solves_the_pencil_in_householder_coordinates(factored):
+    import locproj.solvers as solvers
+
+    X, y, L, D = _problem(24, 40)                 # rank n - 1: the centred data span 1^perp
+    W = D - L
+    graph = GramFactor(graphs.laplacian_factor(W)) if factored else L
+    emb = solve_embedding(X, graph, D, n_components=6)
+    remembered = solvers._DATA_MEMO.values_for(X, np.asarray(True)).values()
+    assert any(isinstance(value, solvers._ComplementBasis) for value in remembered)
+    Xc = X - X.mean(axis=0)
+    F = Xc @ emb.components
+    np.testing.assert_allclose(F.T @ (D @ F), np.eye(6), atol=1e-9)
+    Lx, Dx = Xc.T @ (L @ Xc), Xc.T @ (D @ Xc)
+    residual = Lx @ emb.components - Dx @ emb.components * emb.eigenvalues
+    assert np.abs(residual).max() < 1e-9 * np.abs(Lx).max()
+    reference = scipy.linalg.eigh(*(scipy.linalg.null_space(np.ones((1, 24))).T @ A @ scipy.linalg.null_space(np.ones((1, 24)))
+                                    for A in (L.toarray(), D.toarray())), eigvals_only=True)
+    np.testing.assert_allclose(emb.eigenvalues, reference[:6], rtol=1e-9, atol=1e-12)
 
 
 @pytest.mark.parametrize("maximize", [False, True])

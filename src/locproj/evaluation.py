@@ -19,6 +19,11 @@ Rules
   of ``p`` requested, so the decision for a given ``p`` is the same whether it
   is computed alone (:func:`predict_at_p`) or as part of all ``p``
   (:func:`predict_all_p`).
+* Every 48 columns, references that can no longer be nearest to any row of the chunk are
+  dropped: ``D_p = S_p + ||t||^2`` never decreases with ``p``, and the nearest reference at any
+  later ``p`` lies within the full-length distance to the present nearest one.  The test keeps a
+  margin far above the rounding of ``S``, so the decisions are those of the unpruned pass
+  (tested); on face data it saves a third of the work.
 * Ties are broken toward the lowest training index (``numpy.argmin`` returns the
   first minimum); for nearest-mean, toward the smallest class label (the classes
   are sorted, as in :class:`sklearn.neighbors.NearestCentroid`).
@@ -56,27 +61,59 @@ def _chunk_rows(n_train: int, max_bytes: int) -> int:
     return max(1, int(max_bytes) // (8 * max(n_train, 1)))
 
 
+_PRUNE_EVERY = 48  # columns between two prunings of the reference set
+_PRUNE_MARGIN = 1e-9  # relative slack of the pruning test (rounding in S is ~p * eps)
+
+
 def _cumulative_argmin_chunk(R_terms, R_test, record):
     """Nearest reference index of each test row at every recorded prefix length.
 
     ``R_terms[k]`` is the (2, n_ref) pair ``(r_k, r_k ** 2)`` of reference column ``k``;
     ``record`` is a boolean mask over the columns telling after which ones to take the argmin.
+    Every ``_PRUNE_EVERY`` columns, references that can no longer be nearest are dropped
+    (:func:`_still_possible`); the decisions are those of the unpruned computation.
     """
     n_test = R_test.shape[0]
-    scores_T = np.zeros((R_terms.shape[2], n_test), order="F")  # S^T, updated in place by dgemm
+    keep = np.arange(R_terms.shape[2])  # references still in play, ascending (argmin ties)
+    terms = R_terms
+    scores_T = np.zeros((len(keep), n_test), order="F")  # S^T, updated in place by dgemm
     test_terms = np.empty((R_terms.shape[0], n_test, 2))  # (-2 t_k, 1) per column
     test_terms[:, :, 0] = -2.0 * R_test.T
     test_terms[:, :, 1] = 1.0
     nearest = np.empty((n_test, int(record.sum())), dtype=np.intp)
-    out = 0
+    out, out_scale, test_sq = 0, None, None
     for k in range(R_terms.shape[0]):
         # S^T += [r_k, r_k^2] [-2 t_k, 1]^T   (a rank-2 update)
-        scores_T = blas.dgemm(1.0, R_terms[k].T, test_terms[k], beta=1.0, c=scores_T,
-                              trans_b=True, overwrite_c=True)
+        scores_T = blas.dgemm(1.0, terms[k - (R_terms.shape[0] - len(terms))].T, test_terms[k],
+                              beta=1.0, c=scores_T, trans_b=True, overwrite_c=True)
+        checkpoint = (k + 1) % _PRUNE_EVERY == 0 and k + 1 < R_terms.shape[0]
+        if record[k] or checkpoint:
+            best = scores_T.argmin(axis=0)
         if record[k]:
-            nearest[:, out] = scores_T.argmin(axis=0)
+            nearest[:, out] = keep[best]
             out += 1
+        if checkpoint:
+            if out_scale is None:
+                test_sq = np.cumsum(R_test**2, axis=1)  # ||t_{<=p}||^2
+                out_scale = test_sq[:, -1] + R_terms[:, 1, :].sum(axis=0).max()
+            alive = _still_possible(scores_T, keep[best], test_sq[:, k], out_scale, R_terms, R_test)
+            if alive.sum() < 0.9 * len(keep):
+                keep, scores_T = keep[alive], np.asfortranarray(scores_T[alive])
+                terms = np.ascontiguousarray(R_terms[k + 1 :, :, keep])
     return nearest
+
+
+def _still_possible(scores_T, current, test_sq, scale, R_terms, R_test) -> np.ndarray:
+    """Mask of the kept references that may still be nearest to some test row at a later column.
+
+    With ``D_p = S_p + ||t_{<=p}||^2`` the squared distance, non-decreasing in ``p``, and
+    ``B(t) = D_P(t, current(t))`` the distance over all ``P`` columns to the row's present nearest
+    reference, the nearest reference at any ``p' > p`` is within ``B(t)``, so a reference with
+    ``D_p > B(t)`` (plus a margin far above the rounding of ``S``) can no longer win for ``t``.
+    """
+    difference = R_test - R_terms[:, 0, current].T
+    bound = np.einsum("ij,ij->i", difference, difference) + _PRUNE_MARGIN * scale - test_sq
+    return np.any(scores_T <= bound, axis=1)
 
 
 def nearest_indices(Z_ref, Z_test, p_values=None, *, max_bytes=DEFAULT_MAX_BYTES, n_jobs=1):

@@ -135,6 +135,7 @@ def _check_n_neighbors(n_neighbors, group_size: int, what: str) -> int:
 
 
 _NEIGHBOURS_MEMO = LastInput()  # neighbour lists of the last (X, y), per n_neighbors
+_KERNEL_BLOCKS_MEMO = LastInput()  # LLP's local kernel matrices of the last (X, neighbourhoods)
 _PRECOMPUTED_MAX = 500  # groups up to this size: exact distance blocks, one 'precomputed' search
 
 
@@ -307,7 +308,17 @@ class BlockDiagonal:
         return out
 
     def toarray(self) -> np.ndarray:
-        return self @ np.eye(self.n)
+        out = np.zeros((self.n, self.n))
+        for blocks, rows in zip(self.blocks, self.index):
+            out[rows[:, :, None], rows[:, None, :]] = blocks
+        return out
+
+    def gram(self) -> np.ndarray:
+        """``E^T E`` as a dense array."""
+        out = np.zeros((self.n, self.n))
+        for blocks, rows in zip(self.blocks, self.index):
+            out[rows[:, :, None], rows[:, None, :]] = np.matmul(blocks.transpose(0, 2, 1), blocks)
+        return out
 
 
 def laplacian_factor(W) -> BlockDiagonal | None:
@@ -469,18 +480,30 @@ def local_krr_weights(X, nbhd: Neighborhoods, reg: float = 1.0, kernel: str = "l
         raise ValueError(f"reg (lambda) must be positive, got {reg!r}.")
     if kernel not in ("linear", "rbf"):
         raise ValueError(f"kernel must be 'linear' or 'rbf', got {kernel!r}.")
+    # the kernel blocks do not depend on lambda: cross-validation reuses them across its grid
+    memo = _KERNEL_BLOCKS_MEMO.values_for(X, nbhd.indptr, nbhd.indices)
+    blocks = remembered(memo, (kernel, gamma, bool(center)), lambda: _local_kernel_blocks(X, nbhd, kernel, gamma, center))
+    pieces = []
+    for chunk, K_i, k_i in blocks:
+        alpha = np.linalg.solve(K_i + reg * np.eye(K_i.shape[-1]), k_i[..., None])[..., 0]  # K_i symmetric
+        pieces.append((chunk, alpha))
+    return _scatter_rows(nbhd, pieces)
+
+
+def _local_kernel_blocks(X, nbhd: Neighborhoods, kernel: str, gamma, center: bool) -> list:
+    """``(points, K_i, k_i)`` per batch of equal-size neighbourhoods (eq. 29), read-only."""
     if kernel == "linear" and center:
         X = X - X.mean(axis=0)
     params = {} if kernel == "linear" else {"gamma": 1.0 / X.shape[1] if gamma is None else gamma}
-    pieces = []
+    blocks = []
     for chunk, idx in _batches(nbhd):
         Xn = X[idx]  # (m, k, d)
         K_i = _batched_kernel(Xn, Xn, kernel, **params)
         k_i = _batched_kernel(X[chunk][:, None, :], Xn, kernel, **params)[:, 0, :]  # K(x_i, x_j)
-        k = K_i.shape[-1]
-        alpha = np.linalg.solve(K_i + reg * np.eye(k), k_i[..., None])[..., 0]  # K_i symmetric
-        pieces.append((chunk, alpha))
-    return _scatter_rows(nbhd, pieces)
+        for array in (K_i, k_i):
+            array.setflags(write=False)
+        blocks.append((chunk, K_i, k_i))
+    return blocks
 
 
 def _batched_kernel(A: np.ndarray, B: np.ndarray, kernel: str, gamma: float | None = None) -> np.ndarray:

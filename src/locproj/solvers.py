@@ -105,6 +105,8 @@ class GramFactor:
         return self.E.T @ (self.E @ Y)
 
     def toarray(self) -> np.ndarray:
+        if hasattr(self.E, "gram"):  # e.g. locproj.graphs.BlockDiagonal: E^T E block by block
+            return self.E.gram()
         E = self.E.toarray() if hasattr(self.E, "toarray") else np.asarray(self.E)
         return E.T @ E
 
@@ -135,17 +137,16 @@ class _Basis:
 
 
 @dataclass(frozen=True)
-class _CentredKernelBasis:
-    """Whitened coordinates for a centred kernel matrix ``K`` (``K 1 = 0``) of rank ``n - 1``.
-
-    ``Y = Q = H[:, 1:]`` with the Householder reflector ``H`` that maps ``e_1`` to
-    ``1 / sqrt(n)``, so ``Q`` is an orthonormal basis of the range ``1^perp``; ``S = Q^T K Q``
-    (positive definite) and ``T = Q S^{-1}`` give ``K T = Q``.  Every product with ``Q`` is a
-    rank-one update, so no dense ``n^3`` product is formed.
+class _ComplementBasis:
+    """Whitened coordinates ``Y = Q = H[:, 1:]`` when the centred data span all of ``1^perp``
+    (rank ``n - 1``, e.g. fewer samples than features), with ``H`` the Householder reflector that
+    maps ``e_1`` to ``1 / sqrt(n)``: ``Q`` is an orthonormal basis of ``1^perp``.  Every product
+    with ``Q`` is a rank-one update, so ``Q^T L Q`` costs O(n^2) on the dense ``L`` instead of
+    the O(n r^2) of ``Y^T L Y``.  ``T`` (d, n - 1) satisfies ``X~ T = Q``.
     """
 
     v: np.ndarray  # reflector vector, H = I - 2 v v^T / v^T v
-    cho: tuple  # Cholesky factor of S (scipy.linalg.cho_factor)
+    T: np.ndarray
     orthonormal: bool = False
 
     @property
@@ -160,17 +161,34 @@ class _CentredKernelBasis:
         return np.eye(self.rank)
 
     def to_input(self, A: np.ndarray) -> np.ndarray:
-        return self.project(scipy.linalg.cho_solve(self.cho, A))
+        return _a_b(self.T, A)
 
     def project(self, A: np.ndarray) -> np.ndarray:
-        padded = np.vstack([np.zeros((1, A.shape[1])), A])  # H [0; A] = Q A
-        return padded - (2.0 / (self.v @ self.v)) * np.outer(self.v, self.v @ padded)
+        return _reflect_rows(np.vstack([np.zeros((1, A.shape[1])), A]), self.v)  # H [0; A] = Q A
+
+
+@dataclass(frozen=True)
+class _CentredKernelBasis(_ComplementBasis):
+    """:class:`_ComplementBasis` for a centred kernel matrix ``K`` (``K 1 = 0``) of rank
+    ``n - 1``: ``S = Q^T K Q`` (positive definite) and ``T = Q S^{-1}`` give ``K T = Q``;
+    ``T`` is applied through the Cholesky factor of ``S``, so no eigen-decomposition is needed."""
+
+    T: None = None
+    cho: tuple = ()  # Cholesky factor of S (scipy.linalg.cho_factor)
+
+    def to_input(self, A: np.ndarray) -> np.ndarray:
+        return self.project(scipy.linalg.cho_solve(self.cho, A))
 
 
 def _householder_to_constant(n: int) -> np.ndarray:
     v = np.full(n, -1.0 / np.sqrt(n))
     v[0] += 1.0  # v = e_1 - 1/sqrt(n): H e_1 = 1 / sqrt(n)
     return v
+
+
+def _reflect_rows(A: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``H A`` for ``H = I - beta v v^T``."""
+    return A - (2.0 / (v @ v)) * np.outer(v, v @ A)
 
 
 def _reflect_both(A: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -199,7 +217,7 @@ def _centred_kernel_basis(K: np.ndarray) -> _CentredKernelBasis | None:
 
 
 def pca_basis(Xc: np.ndarray, *, whiten: bool, tol: float | None = None,
-              symmetric: bool = False) -> _Basis | _CentredKernelBasis:
+              symmetric: bool = False) -> _Basis | _ComplementBasis:
     """Orthonormal (or whitened) basis of the row space of ``Xc``, zero components removed.
 
     ``symmetric=True``: ``Xc`` is a symmetric PSD (kernel) matrix; its own eigen-decomposition
@@ -230,7 +248,17 @@ def pca_basis(Xc: np.ndarray, *, whiten: bool, tol: float | None = None,
             U = scipy.linalg.qr(U, mode="economic")[0]
     # C order: every fit maps its solution through T (_a_b would copy a Fortran-ordered T each time)
     T = np.ascontiguousarray(U / np.sqrt(lam[keep]) if whiten else U)
-    return _Basis(T=T, Y=_a_b(Xc, T), orthonormal=not whiten)
+    Y = _a_b(Xc, T)
+    if whiten and len(T.T) == n - 1 and _is_centred(Xc):  # Y spans 1^perp: use Q instead
+        v = _householder_to_constant(n)
+        QtY = _reflect_rows(Y, v)[1:]  # Q^T Y, so that X~ T Y^T Q = Y Y^T Q = Q
+        return _ComplementBasis(v=v, T=_a_b(T, np.ascontiguousarray(QtY.T)))
+    return _Basis(T=T, Y=Y, orthonormal=not whiten)
+
+
+def _is_centred(Xc: np.ndarray) -> bool:
+    scale = np.abs(Xc).max(initial=0.0)
+    return bool(np.abs(Xc.sum(axis=0)).max(initial=0.0) <= 100 * len(Xc) * np.finfo(float).eps * scale)
 
 
 _DATA_MEMO = LastInput()  # the last data matrix: its mean, PCA basis and conditioning

@@ -24,6 +24,7 @@ import numpy as np
 import scipy.linalg
 
 from locproj import solvers
+from locproj._memo import forget
 from locproj.methods import (
     Fisherfaces,
     KernelLPP,
@@ -79,6 +80,7 @@ def limit_numpy_blas(threads: int = 1) -> str:
 def best_time(fn, repeat: int) -> float:
     times = []
     for _ in range(repeat):
+        forget()  # cold: no mean, basis or neighbour lists remembered from the previous repeat
         t0 = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t0)
@@ -102,7 +104,8 @@ def captured_floor_time(make, X, y, repeat: int) -> tuple[float, int] | None:
     original = solvers._eigh_sorted
 
     def spy(M, N, *args, **kwargs):
-        captured.setdefault("MN", (M, N))
+        # copies: the solver lets LAPACK work in M and N
+        captured.setdefault("MN", (M.copy(order="K"), None if N is None else N.copy(order="K")))
         return original(M, N, *args, **kwargs)
 
     solvers._eigh_sorted = spy
@@ -152,19 +155,26 @@ noise, scaled to 0..255) and compares the fit time with the floor: one dense gen
 `scipy.linalg.eigh(M, N)` of random SPD `r x r` matrices, `r` the size of the method's reduced
 problem.  Target: every graph-embedding method within 2x of the floor.  "own final eigh" is the
 method's actual last eigen-solve, captured from a fit and timed alone (for LLP a standard
-`eigh(M)`, its constraint being `P^T P = I`).  Numbers move by +-10 % from run to run on this
-shared 2-core machine.
+`eigh(M)`, its constraint being `P^T P = I`).  Every repeat is a cold fit: the per-data memo
+(mean, PCA basis, neighbour lists, LLP's local kernels; `locproj._memo`) is emptied first.  Fits
+ask for every component here, so the solver back-transforms all eigenvectors; cross-validation
+asks for 300 and saves about a third of the eigen-solve (`docs/methods.md`).  Numbers move by
++-10 % from run to run on this shared 2-core machine.
 
 What it took: all dense products through scipy's BLAS (numpy bundles a second OpenBLAS whose
 idle threads spin on the same cores; the script also limits numpy's pool to one thread); the
 PCA basis skipped when `X~^T B X~` is safely non-singular (d <= n, full rank); `(I - W)^T (I - W)`
-handed to the solver as a factor `E` so `M = (E X~)^T (E X~)` is one rank-k update; only upper
+handed to the solver as a factor `E` so `M = (E X~)^T (E X~)` is one rank-k update, and LPP's
+Laplacian as a block factor over its connected components (a supervised graph never links two
+classes); the rcond test on `N` skipped when whitening bounds it; only upper
 triangles of symmetric matrices formed; one `NearestNeighbors(metric='precomputed')` search over
 exact within-class distance blocks instead of one search per class; for kernel LPP a
 Householder basis of the centred kernel's range (`1^perp`) instead of an eigen-decomposition.
 
-At the edge: LEA D-to-1 needs three `n x d x d` products (`M` and the two terms of
-`D^T D + W^T W`) against two for the other linear methods, ~2.0-2.1x at n = 2040; kernel LPP
+At the edge, at n = 2040 (~1.9-2.1x): LEA D-to-1 needs three `n x d x d` products (`M` and the
+two terms of `D^T D + W^T W`) against two for the other linear methods; LEA D-to-d and LFDA sit
+around 2.0x, a cold fit also paying ~10 ms for the memo's private copies of `X` (a
+cross-validation fold pays them once for all its grid points); kernel LPP
 needs, besides its `(n-1) x (n-1)` eigen-solve, the kernel matrix, a Cholesky solve and a
 product with `K` of the same `O(n^3)` order, ~1.9-2.1x.  Outside the target: Fisherfaces is
 scikit-learn's PCA followed by `LinearDiscriminantAnalysis` (not the graph solver, as

@@ -1,6 +1,6 @@
 import numpy as np
 
-from locproj._memo import LastInput, remembered
+from locproj._memo import LastInput, forget, remembered
 
 
 def test_values_survive_only_identical_inputs():
@@ -23,3 +23,12 @@ def test_remembered_computes_once():
     for _ in range(3):
         assert remembered(memo, "x", lambda: calls.append(1) or 7) == 7
     assert calls == [1]
+
+
+def test_forget_empties_every_memo():
+    first, second = LastInput(), LastInput()
+    X = np.ones(3)
+    remembered(first.values_for(X), "a", lambda: 1)
+    remembered(second.values_for(X), "b", lambda: 2)
+    forget()
+    assert len(first) == 0 and len(second) == 0

@@ -11,8 +11,11 @@ Each thread has its own memory.
 from __future__ import annotations
 
 import threading
+import weakref
 
 import numpy as np
+
+_ALL: weakref.WeakSet = weakref.WeakSet()
 
 
 class LastInput:
@@ -21,6 +24,7 @@ class LastInput:
 
     def __init__(self):
         self._local = threading.local()
+        _ALL.add(self)
 
     def values_for(self, *arrays) -> dict:
         arrays = tuple(np.asarray(a) for a in arrays)
@@ -37,6 +41,12 @@ class LastInput:
     def __len__(self) -> int:
         """Number of remembered results."""
         return len(getattr(self._local, "values", {}))
+
+
+def forget() -> None:
+    """Empty every memo of this thread (e.g. to time cold fits, or to release the memory)."""
+    for memo in list(_ALL):
+        memo.clear()
 
 
 def remembered(memo: dict, what, compute):

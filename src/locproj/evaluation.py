@@ -73,33 +73,33 @@ def _cumulative_argmin_chunk(R_terms, R_test, record):
     Every ``_PRUNE_EVERY`` columns, references that can no longer be nearest are dropped
     (:func:`_still_possible`); the decisions are those of the unpruned computation.
     """
-    n_test = R_test.shape[0]
+    n_cols, n_test = R_terms.shape[0], R_test.shape[0]
     keep = np.arange(R_terms.shape[2])  # references still in play, ascending (argmin ties)
-    terms = R_terms
+    terms, first = R_terms, 0  # terms[k - first] holds column k of the kept references
     scores_T = np.zeros((len(keep), n_test), order="F")  # S^T, updated in place by dgemm
-    test_terms = np.empty((R_terms.shape[0], n_test, 2))  # (-2 t_k, 1) per column
+    test_terms = np.empty((n_cols, n_test, 2))  # (-2 t_k, 1) per column
     test_terms[:, :, 0] = -2.0 * R_test.T
     test_terms[:, :, 1] = 1.0
     nearest = np.empty((n_test, int(record.sum())), dtype=np.intp)
-    out, out_scale, test_sq = 0, None, None
-    for k in range(R_terms.shape[0]):
+    out, test_sq, scale = 0, None, None
+    for k in range(n_cols):
         # S^T += [r_k, r_k^2] [-2 t_k, 1]^T   (a rank-2 update)
-        scores_T = blas.dgemm(1.0, terms[k - (R_terms.shape[0] - len(terms))].T, test_terms[k],
-                              beta=1.0, c=scores_T, trans_b=True, overwrite_c=True)
-        checkpoint = (k + 1) % _PRUNE_EVERY == 0 and k + 1 < R_terms.shape[0]
+        scores_T = blas.dgemm(1.0, terms[k - first].T, test_terms[k], beta=1.0, c=scores_T,
+                              trans_b=True, overwrite_c=True)
+        checkpoint = (k + 1) % _PRUNE_EVERY == 0 and k + 1 < n_cols
         if record[k] or checkpoint:
             best = scores_T.argmin(axis=0)
         if record[k]:
             nearest[:, out] = keep[best]
             out += 1
         if checkpoint:
-            if out_scale is None:
+            if scale is None:
                 test_sq = np.cumsum(R_test**2, axis=1)  # ||t_{<=p}||^2
-                out_scale = test_sq[:, -1] + R_terms[:, 1, :].sum(axis=0).max()
-            alive = _still_possible(scores_T, keep[best], test_sq[:, k], out_scale, R_terms, R_test)
+                scale = test_sq[:, -1] + R_terms[:, 1, :].sum(axis=0).max()
+            alive = _still_possible(scores_T, keep[best], test_sq[:, k], scale, R_terms, R_test)
             if alive.sum() < 0.9 * len(keep):
                 keep, scores_T = keep[alive], np.asfortranarray(scores_T[alive])
-                terms = np.ascontiguousarray(R_terms[k + 1 :, :, keep])
+                terms, first = np.ascontiguousarray(R_terms[k + 1 :, :, keep]), k + 1
     return nearest
 
 

@@ -24,9 +24,13 @@ Conventions (see ``docs/methods.md``):
   for the last data matrix, which cross-validation fits under every grid point.  For a kernel
   matrix (``symmetric=True``) the basis is its own eigenvectors with eigenvalues above
   ``sqrt(pca_tol) * max`` -- or, for a centred kernel safely of rank ``n - 1``, a Householder
-  basis of ``1^perp`` (no eigensolve).
+  basis of ``1^perp`` (no eigensolve).  Whitened coordinates of centred data that span all of
+  ``1^perp`` (rank ``n - 1``, as with fewer samples than pixels) are that Householder basis too:
+  ``Q^T L Q`` is then a rank-two update of ``L`` instead of a product with an ``n x r`` matrix.
 * **Singular constraint**: if the reduced constraint matrix ``N`` is numerically singular
-  (Cholesky fails or its estimated reciprocal condition is below ``singular_rcond``), the ridge
+  (Cholesky fails or its estimated reciprocal condition is below ``singular_rcond``; not tested
+  when known to be regular: whitened coordinates and a diagonal ``B`` give
+  ``cond(N) <= max(b) / min(b)``), the ridge
   ``N + ridge * mean(diag N) * I`` is used (Sugiyama's KLFDA uses the same device).  Directions
   in the null space of ``N`` then get eigenvalues ~ 1/ridge: last when minimising, first when
   maximising (for LFDA/LDA these are the directions of zero local within-class scatter).

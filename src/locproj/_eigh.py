@@ -55,8 +55,9 @@ def eigh_selected(M: np.ndarray, N: np.ndarray | None,
 
 
 def _apply_q(reflectors: np.ndarray, tau: np.ndarray, Z: np.ndarray) -> np.ndarray:
-    """``Q Z`` (in place on C-ordered ``Z``: its leading rows are contiguous) for ``Q = H_{n-2} ... H_0`` from ``dsytrd(lower=0)``: ``H_j = I - tau_j v_j v_j^T``
-    with ``v_j[j] = 1``, ``v_j[:j] = reflectors[:j, j + 1]`` and zeros below ``j``."""
+    """``Q Z`` for ``Q = H_{n-2} ... H_0`` from ``dsytrd(lower=0)``: ``H_j = I - tau_j v_j v_j^T``
+    with ``v_j[j] = 1``, ``v_j[:j] = reflectors[:j, j + 1]`` and zeros below ``j``.  In place on
+    C-ordered ``Z``, whose leading rows are contiguous."""
     n = len(reflectors)
     for start in range(0, n - 1, _BLOCK):  # H_0 acts first
         stop = min(start + _BLOCK, n - 1)
@@ -71,7 +72,9 @@ def _apply_q(reflectors: np.ndarray, tau: np.ndarray, Z: np.ndarray) -> np.ndarr
         # scipy's BLAS on the Fortran-ordered transposes: Z^T[:, :stop] -= ((Z^T V) T) V^T
         head = Z[:stop].T
         ZV = blas.dgemm(1.0, head, V.T, trans_b=1)
-        blas.dgemm(-1.0, blas.dgemm(1.0, ZV, T), V.T, beta=1.0, c=head, overwrite_c=1)
+        updated = blas.dgemm(-1.0, blas.dgemm(1.0, ZV, T), V.T, beta=1.0, c=head, overwrite_c=1)
+        if updated is not head:  # f2py worked on a copy (it does not for a Fortran-ordered head)
+            head[...] = updated
     return Z
 
 

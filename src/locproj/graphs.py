@@ -308,16 +308,16 @@ class BlockDiagonal:
         return out
 
     def toarray(self) -> np.ndarray:
-        out = np.zeros((self.n, self.n))
-        for blocks, rows in zip(self.blocks, self.index):
-            out[rows[:, :, None], rows[:, None, :]] = blocks
-        return out
+        return self._dense(self.blocks)
 
     def gram(self) -> np.ndarray:
         """``E^T E`` as a dense array."""
+        return self._dense(np.matmul(blocks.transpose(0, 2, 1), blocks) for blocks in self.blocks)
+
+    def _dense(self, stacks) -> np.ndarray:
         out = np.zeros((self.n, self.n))
-        for blocks, rows in zip(self.blocks, self.index):
-            out[rows[:, :, None], rows[:, None, :]] = np.matmul(blocks.transpose(0, 2, 1), blocks)
+        for blocks, rows in zip(stacks, self.index):
+            out[rows[:, :, None], rows[:, None, :]] = blocks
         return out
 
 
@@ -351,7 +351,7 @@ def laplacian_factor(W) -> BlockDiagonal | None:
         L_c[:, np.arange(size), np.arange(size)] += W_c.sum(axis=2)
         lam, U = np.linalg.eigh(L_c)
         blocks.append(np.sqrt(np.clip(lam, 0.0, None))[:, :, None] * U.transpose(0, 2, 1))
-        index.append(order.reshape(-1)[np.isin(labels[order], components)].reshape(len(components), size))
+        index.append(order[np.isin(labels[order], components)].reshape(len(components), size))
     return BlockDiagonal(blocks=tuple(blocks), index=tuple(index), n=n)
 
 

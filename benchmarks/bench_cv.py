@@ -33,7 +33,7 @@ from sklearn.pipeline import Pipeline
 
 from locproj.selection import choose, cross_validate, resolve_grid
 
-YALEB = Path("/work/shared/datasets/YaleB_32x32.mat")
+YALEB = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "YaleB_32x32.mat"   # the data mirror beside the repo
 STAND_IN_GRID = {"whiten": [False, True]}
 
 

@@ -83,7 +83,8 @@ def test_tables_are_byte_identical_across_reruns(result_paths, tmp_path):
     for name in ("table.csv", "table.md", "table.tex"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
     long = pd.read_csv(tmp_path / "a" / "table.csv")
-    assert list(long.columns) == ["dataset", "m", "method", "mean_error", "std_error", "mean_dim", "n_splits", "best"]
+    assert list(long.columns) == ["dataset", "m", "method", "mean_error", "std_error", "mean_dim", "n_splits", "best",
+                                  "data_note"]
     markdown = (tmp_path / "a" / "table.md").read_text()
     assert markdown.splitlines()[0] == "| dataset | m | 1-NN | PCA | LLP |"
     assert markdown.splitlines()[2].startswith("| Yale | 5 | 40.")
@@ -132,3 +133,27 @@ def test_cv_curve_figures_are_written_and_reproducible(result_paths, tmp_path):
     assert [p.name for p in first][:3] == ["cv_curves_ORL.png", "cv_curves_ORL.pdf", "cv_curves_ORL.svg"]
     for path in first:
         assert path.read_bytes() == (tmp_path / "b" / path.name).read_bytes()
+
+
+def test_every_output_says_where_the_public_data_differ(result_paths, tmp_path):
+    """A data note marks its dataset † in the tables, with the note below, and goes under its figure."""
+    notes = {"ORL": "pixels went through JPEG"}
+    summary = summarise(collect(result_paths), METHODS)
+    write_tables(summary, tmp_path, methods_order=METHODS, dataset_order=["Yale", "ORL"], data_notes=notes)
+    long = pd.read_csv(tmp_path / "table.csv", keep_default_na=False)
+    assert set(long[long["dataset"] == "ORL"]["data_note"]) == {"pixels went through JPEG"}
+    assert set(long[long["dataset"] == "Yale"]["data_note"]) == {""}
+    markdown = (tmp_path / "table.md").read_text()
+    assert "| ORL† | 5 |" in markdown and "| Yale | 5 |" in markdown
+    assert markdown.endswith("|\n\n† ORL: pixels went through JPEG\n")
+    tex = (tmp_path / "table.tex").read_text()
+    assert "ORL$^\\dagger$ & 5" in tex and tex.endswith("\\end{tabular}\n\\par\\footnotesize $^\\dagger$ ORL: pixels went through JPEG\n")
+    published = pd.DataFrame({"dataset": ["ORL"], "m": [5], "method": ["pca"], "mean_error": [11.9], "std_error": [1.2]})
+    write_comparison(compare(summary, published), tmp_path, data_notes=notes)
+    assert pd.read_csv(tmp_path / "comparison.csv")["data_note"].tolist() == ["pixels went through JPEG"]
+    assert (tmp_path / "comparison.md").read_text().endswith("† ORL: pixels went through JPEG\n")
+    curves = collect_cv_curves(result_paths)
+    noted = plot_cv_curves(curves, tmp_path / "noted", formats=("svg",), data_notes=notes)
+    plain = plot_cv_curves(curves, tmp_path / "plain", formats=("svg",))
+    assert "ORL: pixels went through JPEG" in noted[0].read_text() or noted[0].read_bytes() != plain[0].read_bytes()
+    assert noted[1].read_bytes() == plain[1].read_bytes()        # Yale has no note

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
@@ -25,11 +26,11 @@ UNREACHABLE = "http://127.0.0.1:9/nothing-here"   # the discard port: refused at
 
 EXPECTED = {  # dataset: (n, d, c), issue 2 item 9
     "yale": (165, 1024, 15), "orl": (400, 1024, 40), "yaleb": (2414, 1024, 38),
-    "pie_pose27": (2856, 1024, 68), "umist": (575, 1024, 20), "olivetti": (400, 4096, 40),
+    "pie_pose27": (2856, 1024, 68), "pie": (11554, 1024, 68), "umist": (575, 1024, 20), "olivetti": (400, 4096, 40),
     "usps": (9298, 256, 10), "waveform": (5000, 21, 3), "thyroid": (215, 5, 3),
     "letter": (20000, 16, 26), "segmentation": (2310, 19, 7), "iris": (150, 4, 3),
 }
-FRONTAL_FACES = ["yale", "yale64", "orl", "yaleb", "pie_pose27", "pie_10class", "olivetti"]
+FRONTAL_FACES = ["yale", "yale64", "orl", "yaleb", "pie_pose27", "pie", "pie_10class", "olivetti"]
 
 
 def _prepare(name, config, mirror, tmp_path):
@@ -111,6 +112,118 @@ def test_nan_features_are_rejected(tmp_path):
     with pytest.raises(DataError, match="NaN"):
         prepare_dataset("nan", {"format": "csv", "label_column": "last"}, [path], tmp_path / "nan.h5")
     assert not (tmp_path / "nan.h5").exists()
+
+
+# --- images in a zip (the full PIE) --------------------------------------------------------------
+
+PIE_LIKE = {"format": "image_zip", "member_pattern": r"(?:^|/)PIE/(?P<label>\d+)/(?P<index>\d+)\.jpg$",
+            "image_shape": [32, 32]}
+
+
+def _jpeg(image: np.ndarray) -> bytes:
+    from io import BytesIO
+
+    from PIL import Image
+
+    buffer = BytesIO()
+    Image.fromarray(image.astype(np.uint8)).save(buffer, format="JPEG", quality=95)
+    return buffer.getvalue()
+
+
+def _marked_image(label: int, index: int, shape=(32, 32)) -> np.ndarray:
+    """A dark image with a bright top band (orientation) whose grey level codes (label, index)."""
+    image = np.full(shape, 20.0)
+    image[:4] = 240
+    image[16:, 16:] = 40 + 10 * label + index
+    return image
+
+
+def _pie_like_zip(path: Path, members: dict[str, np.ndarray]) -> Path:
+    import zipfile
+
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as archive:
+        for name, image in members.items():
+            archive.writestr(name, _jpeg(image))
+    return path
+
+
+def test_image_zip_gives_upright_rows_in_label_then_index_order(tmp_path):
+    # written out of order, with folders that are not classes and numbers that sort wrongly as text
+    members = {f"repo-abc/db/PIE/{label}/{index}.jpg": _marked_image(label, index)
+               for label in (10, 2) for index in (10, 1, 2)}
+    members["repo-abc/README.jpg"] = _marked_image(0, 0)
+    path = _pie_like_zip(tmp_path / "pie.zip", members)
+    data = prepare_dataset("pie", PIE_LIKE, [path], tmp_path / "pie.h5")
+    assert data.X.shape == (6, 1024) and data.X.dtype == np.float64 and data.image_shape == (32, 32)
+    assert data.class_names == ["2", "10"] and data.y.tolist() == [0, 0, 0, 1, 1, 1]
+    images = data.X.reshape(-1, 32, 32)
+    assert (images[:, :4].mean(axis=(1, 2)) > 200).all() and (images[:, -4:, :8].mean(axis=(1, 2)) < 60).all()
+    codes = np.round((images[:, 24, 24] - 40) / 10, 1)          # JPEG moves a flat block by < 1 level
+    assert codes.tolist() == [2.1, 2.2, 3.0, 10.1, 10.2, 11.0]     # (2, 1), (2, 2), (2, 10), (10, 1), ...
+    stored = read_dataset_file(tmp_path / "pie.h5")
+    assert stored.attrs["content_sha256"] == data.attrs["content_sha256"]
+
+
+def test_image_zip_errors_name_the_member_or_the_archive(tmp_path):
+    wrong_size = _pie_like_zip(tmp_path / "a.zip", {"PIE/1/1.jpg": _marked_image(1, 1), "PIE/1/2.jpg": np.zeros((30, 32))})
+    with pytest.raises(DataError, match=r"PIE/1/2.jpg is 30x32, not the configured image_shape 32x32"):
+        prepare_dataset("pie", PIE_LIKE, [wrong_size], tmp_path / "a.h5")
+    no_match = _pie_like_zip(tmp_path / "b.zip", {"faces/1/1.jpg": _marked_image(1, 1)})
+    with pytest.raises(DataError, match="no member matches member_pattern"):
+        prepare_dataset("pie", PIE_LIKE, [no_match], tmp_path / "b.h5")
+    truncated = tmp_path / "c.zip"
+    truncated.write_bytes(wrong_size.read_bytes()[:300])
+    with pytest.raises(DataError, match="truncated or corrupt") as info:
+        prepare_dataset("pie", PIE_LIKE, [truncated], tmp_path / "c.h5")
+    assert "'pie'" in str(info.value) and str(truncated) in str(info.value)
+    assert not any(tmp_path.glob("*.h5"))
+
+
+def test_content_checksum_pins_the_decoded_data(tmp_path):
+    path = _pie_like_zip(tmp_path / "pie.zip", {"PIE/1/1.jpg": _marked_image(1, 1), "PIE/2/1.jpg": _marked_image(2, 1)})
+    good = prepare_dataset("pie", PIE_LIKE, [path], tmp_path / "good.h5").attrs["content_sha256"]
+    prepare_dataset("pie", {**PIE_LIKE, "content_sha256": good}, [path], tmp_path / "again.h5")
+    with pytest.raises(DataError, match="not the configured content_sha256") as info:
+        prepare_dataset("pie", {**PIE_LIKE, "content_sha256": "0" * 64}, [path], tmp_path / "bad.h5")
+    assert "data/raw/pie/" in str(info.value) and not (tmp_path / "bad.h5").exists()
+
+
+def test_wrong_checksum_of_the_pie_zip_fails_cleanly(config, tmp_path):
+    """The configured `pie` file against a tampered mirror copy and an unreachable archive address."""
+    spec = config["datasets"]["pie"]["files"][0]
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    _pie_like_zip(mirror / spec["name"], {"PIE/1/1.jpg": _marked_image(1, 1)})
+    urls = [{**entry, "url": UNREACHABLE} if isinstance(entry, dict) else UNREACHABLE for entry in spec["urls"]]
+    target = tmp_path / "raw" / spec["name"]
+    with pytest.raises(DataError, match="sha256 mismatch") as info:
+        fetch_file("pie", spec["name"], spec["sha256"], urls, target, mirror)
+    assert "'pie'" in str(info.value) and UNREACHABLE in str(info.value) and "data_mirror" in str(info.value)
+    assert not target.exists() and list(target.parent.iterdir()) == []
+
+
+def test_an_address_with_its_own_checksum_is_checked_against_it(tmp_path):
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    (mirror / "served.bin").write_bytes(b"another packing")
+    url = (mirror / "served.bin").as_uri()
+    target = tmp_path / "raw" / "f.zip"
+    with pytest.raises(DataError, match="sha256 mismatch"):
+        fetch_file("toy", "f.zip", "1" * 64, [{"url": url, "sha256": "0" * 64}], target)
+    fetch_file("toy", "f.zip", "1" * 64, [{"url": url, "sha256": sha256_file(mirror / "served.bin")}], target)
+    assert target.read_bytes() == b"another packing"
+
+
+def test_jpeg_round_trip_view_is_lossy_keeps_samples_and_says_so(config, tmp_path):
+    digits = prepare_dataset("digits", config["datasets"]["digits"], [], tmp_path / "d.h5")
+    faces = dataclasses.replace(digits, X=np.round(digits.X * 255 / 16))
+    coarse, fine = (derive_view(faces, {"dataset": "digits", "jpeg_quality": q}, "v") for q in (30, 95))
+    assert coarse.X.shape == faces.X.shape and np.array_equal(coarse.y, faces.y)
+    error = {q: np.sqrt(np.mean((v.X - faces.X) ** 2)) for q, v in ((30, coarse), (95, fine))}
+    assert 0 < error[95] < error[30] < 40
+    assert "JPEG at quality 30" in coarse.attrs["source_note"]
+    with pytest.raises(DataError, match="8-bit grey values"):
+        derive_view(dataclasses.replace(faces, X=faces.X + 0.5), {"dataset": "digits", "jpeg_quality": 75}, "v")
 
 
 def test_column_major_images_are_rewritten_row_major():

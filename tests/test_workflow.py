@@ -37,7 +37,8 @@ def test_tiny_experiment_runs_then_a_second_run_does_nothing(workdir):
     table = (workdir / "results" / "tiny" / "table.md").read_text()
     assert "digits" in table
     results = sorted((workdir / "results" / "tiny").rglob("split*.h5"))
-    assert len(results) == 2 * 3
+    assert len(results) == 3 * 3                      # 3 methods x 3 splits, one file per split
+    assert len(list((workdir / "logs" / "fit").rglob("*.log"))) == 3 * 2   # 3 methods x 2 blocks
     second = snakemake(workdir, "tiny", "--dry-run")
     assert second.returncode == 0 and "Nothing to be done" in second.stdout + second.stderr
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import io
 import json
+import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -213,7 +214,8 @@ def wide_table(summary: pd.DataFrame, methods_order=None, method_labels=None, da
 
 
 def _tex_escape(text) -> str:
-    return str(text).replace("_", "\\_").replace("%", "\\%").replace("&", "\\&")
+    text = str(text).replace("_", "\\_").replace("%", "\\%").replace("&", "\\&")
+    return text.replace(DAGGER, "$^\\dagger$")
 
 
 def _to_latex(table: pd.DataFrame) -> str:
@@ -231,12 +233,37 @@ def _to_latex(table: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_tables(summary, out_dir, *, stem="table", methods_order=None, method_labels=None,
-                 dataset_order=None) -> list[Path]:
-    """Write ``<stem>.csv`` (long: one row per dataset, m, method with ``mean_error, std_error,
-    mean_dim, n_splits, best``) and ``<stem>.md``, ``<stem>.tex`` laid out like the paper's Table 2.
+# --------------------------------------------------------------------------- notes on the data
 
-    Datasets missing from ``dataset_order`` (when given) are left out of the wide tables.
+DAGGER = "†"
+
+
+def _with_notes(frame: pd.DataFrame, notes) -> pd.DataFrame:
+    """A ``data_note`` column: how a row's public data differ from the paper's ('' where they do not)."""
+    return frame.assign(data_note=frame["dataset"].map(lambda d: (notes or {}).get(d, "")))
+
+
+def _mark_noted(frame: pd.DataFrame, notes) -> pd.DataFrame:
+    return frame.assign(dataset=frame["dataset"].map(lambda d: f"{d}{DAGGER}" if d in (notes or {}) else d))
+
+
+def notes_text(notes, datasets, style="plain") -> str:
+    """The footnotes of the noted datasets among ``datasets``, to follow a Markdown or LaTeX table."""
+    noted = [name for name in dict.fromkeys(datasets) if name in (notes or {})]
+    if style == "tex":
+        return "".join(f"\\par\\footnotesize $^\\dagger$ {_tex_escape(n)}: {_tex_escape(notes[n])}\n" for n in noted)
+    return "".join(f"\n{DAGGER} {n}: {notes[n]}\n" for n in noted)
+
+
+def write_tables(summary, out_dir, *, stem="table", methods_order=None, method_labels=None,
+                 dataset_order=None, data_notes=None) -> list[Path]:
+    """Write ``<stem>.csv`` (long: one row per dataset, m, method with ``mean_error, std_error,
+    mean_dim, n_splits, best, data_note``) and ``<stem>.md``, ``<stem>.tex`` laid out like the
+    paper's Table 2.
+
+    Datasets missing from ``dataset_order`` (when given) are left out of the wide tables. A dataset
+    with an entry in ``data_notes`` (how its public data differ from the paper's) is marked † in the
+    wide tables, with the note below them.
 
     Bold is ``**...**`` in Markdown and ``\\textbf{...}`` in LaTeX.
 
@@ -247,10 +274,12 @@ def write_tables(summary, out_dir, *, stem="table", methods_order=None, method_l
     out_dir = Path(out_dir)
     options = dict(methods_order=methods_order, method_labels=method_labels, dataset_order=dataset_order)
     plain = wide_table(summary, **options)
+    shown = list(plain["dataset"])
     outputs = {
-        f"{stem}.csv": _frame_to_csv(summary),
-        f"{stem}.md": _frame_to_markdown(plain),
-        f"{stem}.tex": _to_latex(wide_table(summary, style="tex", **options)),
+        f"{stem}.csv": _frame_to_csv(_with_notes(summary, data_notes)),
+        f"{stem}.md": _frame_to_markdown(_mark_noted(plain, data_notes)) + notes_text(data_notes, shown),
+        f"{stem}.tex": _to_latex(_mark_noted(wide_table(summary, style="tex", **options), data_notes))
+        + notes_text(data_notes, shown, style="tex"),
     }
     for name, text in outputs.items():
         write_text(out_dir / name, text)
@@ -337,14 +366,16 @@ def read_published(path) -> pd.DataFrame:
     return pd.read_csv(path, comment="#", dtype={"best": str})
 
 
-def write_comparison(comparison: pd.DataFrame, out_dir) -> list[Path]:
-    """Write ``comparison.csv`` and ``comparison.md`` (numbers rounded to 0.1 in Markdown)."""
+def write_comparison(comparison: pd.DataFrame, out_dir, data_notes=None) -> list[Path]:
+    """Write ``comparison.csv`` (with a ``data_note`` column) and ``comparison.md`` (numbers rounded
+    to 0.1, noted datasets marked † with their note below)."""
     out_dir = Path(out_dir)
     rounded = comparison.copy()
     numeric = rounded.select_dtypes("number").columns.drop("m", errors="ignore")
     rounded[numeric] = rounded[numeric].map(lambda v: "" if pd.isna(v) else f"{v:.1f}")
-    write_text(out_dir / "comparison.csv", _frame_to_csv(comparison))
-    write_text(out_dir / "comparison.md", _frame_to_markdown(rounded))
+    write_text(out_dir / "comparison.csv", _frame_to_csv(_with_notes(comparison, data_notes)))
+    write_text(out_dir / "comparison.md", _frame_to_markdown(_mark_noted(rounded, data_notes))
+               + notes_text(data_notes, comparison["dataset"]))
     return [out_dir / "comparison.csv", out_dir / "comparison.md"]
 
 
@@ -358,7 +389,7 @@ _METADATA = {
 
 
 def plot_cv_curves(curves: pd.DataFrame, out_dir, *, methods_order=None, method_labels=None,
-                   formats=("png", "pdf"), dpi=150) -> list[Path]:
+                   formats=("png", "pdf"), dpi=150, data_notes=None) -> list[Path]:
     """One figure per dataset (one panel per m): mean CV error over splits vs p, one line per method.
 
     Parameters
@@ -368,6 +399,8 @@ def plot_cv_curves(curves: pd.DataFrame, out_dir, *, methods_order=None, method_
     out_dir : path
         Files are ``cv_curves_<dataset>.<format>``, written atomically without
         timestamps (Agg canvas, fixed SVG hash salt) so reruns give the same bytes.
+    data_notes : mapping, optional
+        Dataset -> how its public data differ from the paper's; written under its figure.
 
     Returns
     -------
@@ -393,6 +426,9 @@ def plot_cv_curves(curves: pd.DataFrame, out_dir, *, methods_order=None, method_
             ax.set(title=f"{dataset}, m = {m}", xlabel="p", ylabel="CV error (%)")
         axes[0].legend(fontsize="small")
         figure.tight_layout()
+        if dataset in (data_notes or {}):
+            figure.subplots_adjust(bottom=0.25)
+            figure.text(0.01, 0.01, textwrap.fill(f"{dataset}: {data_notes[dataset]}", 40 * len(ms)), fontsize="small")
         with matplotlib.rc_context({"svg.hashsalt": "locproj"}):
             for fmt in formats:
                 path = Path(out_dir) / f"cv_curves_{dataset}.{fmt}"

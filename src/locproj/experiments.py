@@ -1,9 +1,13 @@
 """Experiments declared in the config: their jobs, one job's run, and the aggregation.
 
-A job is one (experiment, dataset, m, split, method); it runs the method's whole cross-validation
-(locproj.selection) and writes one result file. Every random choice is derived from the config's
-master seed: the splits from (dataset, m), the CV folds from (experiment, dataset, m, split) — so all
-methods of a split see the same folds.
+A result is one (experiment, dataset, m, split, method): the method's whole cross-validation
+(locproj.selection) and its test error, in one file. A job computes a block of consecutive splits
+(``splits_per_job``) in one process, so that the interpreter and library start-up (about 1.8 s, most
+of it importing scikit-learn) is paid once per block rather than once per split; the results do not
+depend on the blocking. Every random choice is derived from the config's master seed: the splits from
+(dataset, m), the CV folds from (experiment, dataset, m, split) — so all methods of a split see the
+same folds. A view that keeps the samples of its dataset (no ``relabel``) shares the dataset's
+splits and folds, so the two can be compared split by split.
 """
 
 from __future__ import annotations
@@ -16,12 +20,31 @@ import numpy as np
 def experiment_jobs(config: dict, experiment: str):
     """Every (dataset, m, method, split) of an experiment, in a stable order."""
     spec = config["experiments"][experiment]
-    n_splits = spec.get("n_splits", config.get("n_splits", 20))
     for dataset, ms in spec["datasets"].items():
         for m in ms:
             for method in spec["methods"]:
-                for split in range(n_splits):
+                for split in range(n_splits(config, experiment)):
                     yield dataset, int(m), method, split
+
+
+def n_splits(config: dict, experiment: str) -> int:
+    return config["experiments"][experiment].get("n_splits", config.get("n_splits", 20))
+
+
+def split_blocks(config: dict, experiment: str) -> list[list[int]]:
+    """The splits of an experiment in blocks of ``splits_per_job`` consecutive ones (one job each)."""
+    size = config["experiments"][experiment].get("splits_per_job", 1)
+    splits = list(range(n_splits(config, experiment)))
+    return [splits[start:start + size] for start in range(0, len(splits), size)]
+
+
+def split_source(config: dict, name: str) -> str:
+    """The dataset whose splits ``name`` uses: a view that keeps every sample (no ``relabel``) shares
+    its dataset's splits and CV folds; anything else has its own."""
+    view = config.get("views", {}).get(name)
+    if view is None or view.get("relabel"):
+        return name
+    return split_source(config, view["dataset"])
 
 
 def check_experiments(config: dict) -> None:
@@ -48,8 +71,9 @@ def result_path(experiment: str, dataset: str, m: int, method: str, split: int) 
 def job_config(config: dict, experiment: str, dataset: str, method: str) -> dict:
     """Everything one job depends on (passed to it as its params, and hashed into its provenance)."""
     spec = config["experiments"][experiment]
+    shared = {"split_source": split_source(config, dataset)} if split_source(config, dataset) != dataset else {}
     return {
-        "seed": config["seed"], "experiment": experiment, "dataset": dataset, "method": method,
+        "seed": config["seed"], "experiment": experiment, "dataset": dataset, "method": method, **shared,
         "method_spec": spec["methods"][method] or {},
         "n_folds": spec.get("n_folds", 5), "classifier": spec.get("classifier", "1nn"),
         "classifier_params": spec.get("classifier_params") or {}, "p_max": spec.get("p_max", 300),
@@ -64,17 +88,27 @@ def make_factory(method: str, fixed: dict):
     return make
 
 
-def run_configured_job(job: dict, m: int, split: int, data_path, splits_path, output, n_jobs: int = 1):
-    """Run one job (``job`` from :func:`job_config`) and write its result file (locproj.selection)."""
-    from ._io import provenance_attrs
+def run_configured_job(job: dict, m: int, splits, data_path, splits_path, outputs, n_jobs: int = 1):
+    """Run the splits ``splits`` of one job (``job`` from :func:`job_config``), writing the result of
+    ``splits[i]`` to ``outputs[i]`` (locproj.selection); each file is complete once it exists."""
     from .data import read_dataset_file, read_splits
+
+    if len(splits) != len(outputs):
+        raise ValueError(f"{len(splits)} splits but {len(outputs)} output files")
+    data = read_dataset_file(data_path)
+    parts = read_splits(splits_path)
+    for split, output in zip(splits, outputs):
+        _run_split(job, m, split, data, parts["train"][split], parts["test"][split], output, n_jobs)
+
+
+def _run_split(job: dict, m: int, split: int, data, train, test, output, n_jobs: int):
+    from ._io import provenance_attrs
     from .data.splits import derived_seed
     from .selection import RAW_METHOD, run_job, write_result
 
     method = job["method"]
-    data = read_dataset_file(data_path)
-    train, test = (read_splits(splits_path)[part][split] for part in ("train", "test"))
-    fold_seed = derived_seed(job["seed"], job["experiment"], job["dataset"], m, split) % (2**32)
+    samples = job.get("split_source", job["dataset"])
+    fold_seed = derived_seed(job["seed"], job["experiment"], samples, m, split) % (2**32)
 
     def p_limit(X, y):
         # imported here: it needs scikit-learn, which the raw method never loads
@@ -95,23 +129,40 @@ def run_configured_job(job: dict, m: int, split: int, data_path, splits_path, ou
     return result
 
 
-def aggregate_experiment(spec: dict, result_paths, out_dir, seed=None) -> None:
-    """Tables, comparison with the published numbers, CV-curve figures and run metadata."""
+def data_notes(config: dict, names) -> dict[str, str]:
+    """How the data of each dataset or view in ``names`` differ from the paper's: the ``note`` of the
+    view and of every dataset it derives from, joined; names without one are left out."""
+    notes = {}
+    for name in names:
+        parts, current = [], name
+        while current is not None:
+            entry = config.get("views", {}).get(current) or config["datasets"].get(current, {})
+            parts.append(entry.get("note", ""))
+            current = entry.get("dataset") if current in config.get("views", {}) else None
+        if any(parts):
+            notes[name] = "; ".join(" ".join(p.split()) for p in parts if p)
+    return notes
+
+
+def aggregate_experiment(spec: dict, result_paths, out_dir, seed=None, notes=None) -> None:
+    """Tables, comparison with the published numbers, CV-curve figures and run metadata; ``notes``
+    (:func:`data_notes`) say in each of them where the public data differ from the paper's."""
     from . import aggregate
 
     methods, labels = list(spec["methods"]), spec.get("labels", {})
     results = aggregate.collect(result_paths)
     summary = aggregate.summarise(results, methods)
     aggregate.write_tables(summary, out_dir, stem=spec.get("table_name", "table"), methods_order=methods,
-                           method_labels=labels, dataset_order=list(spec["datasets"]))
+                           method_labels=labels, dataset_order=list(spec["datasets"]), data_notes=notes)
     published = aggregate.read_published(spec["published"]) if spec.get("published") else None
     if published is None:
         published = summary.iloc[:0][["dataset", "m", "method", "mean_error", "std_error", "mean_dim"]]
     comparison = aggregate.compare(summary, published, spec.get("reasons"), spec.get("published_names"))
     comparison = comparison[comparison["ours_mean"].notna()]     # rows this run reproduced
-    aggregate.write_comparison(comparison, out_dir)
+    aggregate.write_comparison(comparison, out_dir, data_notes=notes)
     curves = aggregate.collect_cv_curves(result_paths)
-    aggregate.plot_cv_curves(curves, Path(out_dir) / "figures", methods_order=methods, method_labels=labels)
+    aggregate.plot_cv_curves(curves, Path(out_dir) / "figures", methods_order=methods, method_labels=labels,
+                             data_notes=notes)
     write_metadata(Path(out_dir) / "metadata.yaml", spec, seed)
 
 

@@ -5,9 +5,12 @@ from snakemake.utils import validate
 
 from locproj.experiments import (
     check_experiments,
+    data_notes,
     experiment_jobs,
     job_config,
     result_path,
+    split_blocks,
+    split_source,
 )
 
 validate(config, schema="../schemas/config.schema.yaml")
@@ -65,6 +68,8 @@ def data_file(name):
 
 
 def split_file(name, m):
+    """A view that keeps its dataset's samples uses the dataset's splits (split_source)."""
+    name = split_source(config, name)
     suffix = "holdout" if m == "holdout" else f"m{m}"
     return f"results/splits/{name}_{suffix}.h5"
 

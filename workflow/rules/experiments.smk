@@ -1,28 +1,40 @@
-# One job per (experiment, dataset, m, split, method), then one aggregation per experiment.
-rule fit:
-    input:
-        data=lambda wc: data_file(wc.dataset),
-        splits=lambda wc: split_file(wc.dataset, wc.m),
-    output:
-        "results/{experiment}/{dataset}/m{m}/{method}/split{split}.h5",
-    log:
-        "logs/fit/{experiment}/{dataset}/m{m}/{method}/split{split}.log",
-    wildcard_constraints:
-        experiment=NAME_PATTERN,
-        method=NAME_PATTERN,
-        split=r"\d+",
-    conda:
-        "../envs/locproj.yaml"
-    threads: config.get("threads", 1)
-    resources:
-        # measured: the largest job (pie_pose27, m=30, LPP: 180 fits) peaks at 372 MB and takes
-        # about 3 min on one core; full PIE (11554 images) stays within these bounds
-        mem_mb=1500,
-        runtime=30,
-    params:
-        job=lambda wc: job_config(config, wc.experiment, wc.dataset, wc.method),
-    script:
-        "../scripts/run_job.py"
+# One job per (experiment, dataset, m, method, block of splits), one result file per split, then
+# one aggregation per experiment. A block's rule is defined per experiment so that its outputs can
+# name the block's splits.
+for _experiment in config.get("experiments", {}):
+    for _splits in split_blocks(config, _experiment):
+        _block = f"splits{_splits[0]:02d}-{_splits[-1]:02d}"
+
+        rule:
+            name:
+                f"fit_{_experiment}_{_block}"
+            input:
+                data=lambda wc: data_file(wc.dataset),
+                splits=lambda wc: split_file(wc.dataset, wc.m),
+            output:
+                [
+                    result_path(_experiment, "{dataset}", "{m}", "{method}", s)
+                    for s in _splits
+                ],
+            log:
+                f"logs/fit/{_experiment}/{{dataset}}/m{{m}}/{{method}}/{_block}.log",
+            wildcard_constraints:
+                method=NAME_PATTERN,
+            conda:
+                "../envs/locproj.yaml"
+            threads: config.get("threads", 1)
+            resources:
+                # measured: the largest split (pie, m=30, LPP: 180 fits) peaks at about 400 MB and
+                # takes about 1 min on one core; runtime is per block of splits_per_job splits
+                mem_mb=1500,
+                runtime=lambda wc, splits=_splits: 5 + 2 * len(splits),
+            params:
+                job=lambda wc, e=_experiment: job_config(
+                    config, e, wc.dataset, wc.method
+                ),
+                splits=_splits,
+            script:
+                "../scripts/run_job.py"
 
 
 for _experiment in config.get("experiments", {}):
@@ -64,6 +76,7 @@ for _experiment in config.get("experiments", {}):
         params:
             spec=config["experiments"][_experiment],
             seed=config["seed"],
+            notes=data_notes(config, config["experiments"][_experiment]["datasets"]),
         script:
             "../scripts/aggregate.py"
 

@@ -5,7 +5,8 @@ from locproj.workflow import run_rule
 
 
 def main(smk):
-    aggregate_experiment(smk.params.spec, list(smk.input), Path(smk.output.table_csv).parent, seed=smk.params.seed)
+    aggregate_experiment(smk.params.spec, list(smk.input), Path(smk.output.table_csv).parent, seed=smk.params.seed,
+                         notes=smk.params.notes)
 
 
 run_rule(snakemake, main)

@@ -3,9 +3,8 @@ from locproj.workflow import run_rule
 
 
 def main(smk):
-    wc = smk.wildcards
-    run_configured_job(smk.params.job, int(wc.m), int(wc.split), smk.input.data, smk.input.splits, smk.output[0],
-                       n_jobs=smk.threads)
+    run_configured_job(smk.params.job, int(smk.wildcards.m), smk.params.splits, smk.input.data, smk.input.splits,
+                       list(smk.output), n_jobs=smk.threads)
 
 
 run_rule(snakemake, main)

@@ -24,7 +24,7 @@ def fetch_file(
     dataset: str,
     name: str,
     sha256: str | None,
-    urls: list[str],
+    urls: list[str | dict],
     destination: str | Path,
     mirror: str | Path | None = None,
 ) -> Path:
@@ -34,31 +34,35 @@ def fetch_file(
     each URL. A source whose bytes do not match ``sha256`` is rejected and the next one tried. When
     ``sha256`` is None the first readable source is accepted and its checksum logged as a warning
     (so that it can be recorded in the config); it is also written next to the file as
-    ``<name>.sha256``.
+    ``<name>.sha256``. A URL given as ``{"url": ..., "sha256": ...}`` is checked against its own
+    checksum instead: an address serving another packing of the same data (a repository archive,
+    say), whose content the dataset's ``content_sha256`` then pins.
     """
     destination = Path(destination)
     attempts: list[str] = []
-    for label, copy in _sources(name, urls, mirror):
+    for label, expected, copy in _sources(name, sha256, urls, mirror):
         try:
             with atomic_path(destination) as tmp:
                 copy(tmp)
-                _check_sha256(tmp, sha256, label)
+                _check_sha256(tmp, expected, label)
         except (OSError, ValueError, http.client.HTTPException) as error:
             attempts.append(f"{label}: {error}")
             continue
-        if sha256 is None:
+        if expected is None:
             _record_unknown_checksum(dataset, name, destination)
         return destination
     raise DataError(_failure_message(dataset, name, mirror, attempts))
 
 
-def _sources(name, urls, mirror):
+def _sources(name, sha256, urls, mirror):
+    """(label, expected sha256, copy function) of every source, in the order they are tried."""
     if mirror:
         candidate = Path(mirror) / name
         if candidate.is_file():
-            yield f"mirror {candidate}", lambda tmp: shutil.copyfile(candidate, tmp)
-    for url in urls:
-        yield url, lambda tmp, url=url: _download(url, tmp)
+            yield f"mirror {candidate}", sha256, lambda tmp: shutil.copyfile(candidate, tmp)
+    for entry in urls:
+        url, expected = (entry["url"], entry["sha256"]) if isinstance(entry, dict) else (entry, sha256)
+        yield url, expected, lambda tmp, url=url: _download(url, tmp)
 
 
 def _download(url: str, target: Path) -> None:

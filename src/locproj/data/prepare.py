@@ -11,6 +11,7 @@ dataset's official partition.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from pathlib import Path
 
 import h5py
@@ -18,7 +19,7 @@ import numpy as np
 
 from .._io import atomic_path, sha256_file
 from .errors import DataError
-from .images import resize_images
+from .images import jpeg_round_trip, resize_images
 from .readers import RawData, class_names, read_dataset
 
 SCALINGS = ("raw", "unit_interval", "unit_norm")
@@ -51,11 +52,20 @@ def prepare_dataset(name: str, spec: dict, raw_paths: list[Path], output: Path, 
     raw = read_dataset(name, spec, raw_paths, seed=seed)
     check_finite(raw.X, f"dataset {name!r}")
     y, names = encode_labels(raw, spec)
+    content = content_sha256(raw.X, y)
+    if spec.get("content_sha256") not in (None, content):
+        raise DataError(
+            f"dataset {name!r}: the decoded data have sha256 {content}, not the configured content_sha256 "
+            f"{spec['content_sha256']}: the raw files {[p.name for p in raw_paths]} hold other data; delete "
+            f"data/raw/{name}/ and fetch a verified copy (config key `data_mirror`)"
+        )
     attrs = {
         "dataset": name,
         "description": spec.get("description", ""),
         "source_files": [p.name for p in raw_paths],
         "source_sha256": [sha256_file(p) for p in raw_paths],
+        "content_sha256": content,
+        **({"source_note": spec["note"]} if spec.get("note") else {}),
         **raw.extra,
     }
     if spec.get("format") == "waveform_generator":
@@ -63,6 +73,15 @@ def prepare_dataset(name: str, spec: dict, raw_paths: list[Path], output: Path, 
     data = Dataset(raw.X, y, names, raw.image_shape, attrs)
     write_dataset(output, data)
     return data
+
+
+def content_sha256(X: np.ndarray, y: np.ndarray | None) -> str:
+    """sha256 of the decoded samples (float64, row-major) and labels (int64): the same for every
+    byte-level copy of a dataset, e.g. a repository archive and a repacked zip of its images."""
+    digest = hashlib.sha256(np.ascontiguousarray(X, dtype=np.float64).tobytes())
+    if y is not None:
+        digest.update(np.ascontiguousarray(y, dtype=np.int64).tobytes())
+    return digest.hexdigest()
 
 
 def write_dataset(path: Path, data: Dataset) -> None:
@@ -119,7 +138,7 @@ def check_finite(X: np.ndarray, what: str) -> None:
 
 
 def derive_view(data: Dataset, view: dict, name: str = "view") -> Dataset:
-    """Apply a view's ``relabel``, ``resize`` and ``scale`` options (in that order) to ``data``."""
+    """Apply a view's ``relabel``, ``resize``, ``jpeg_quality`` and ``scale`` options (in that order)."""
     X, y, names, shape = data.X, data.y, data.class_names, data.image_shape
     attrs = dict(data.attrs, view=name, source_dataset=data.attrs.get("dataset", ""))
     if view.get("relabel"):
@@ -131,6 +150,11 @@ def derive_view(data: Dataset, view: dict, name: str = "view") -> Dataset:
             raise DataError(f"view {name!r}: cannot resize, dataset {attrs['source_dataset']!r} is not images")
         new_shape = tuple(int(v) for v in view["resize"])
         X, shape = resize_images(X, shape, new_shape), new_shape
+    if view.get("jpeg_quality"):
+        if shape is None:
+            raise DataError(f"view {name!r}: cannot JPEG-compress, dataset {attrs['source_dataset']!r} is not images")
+        X = jpeg_round_trip(X, shape, int(view["jpeg_quality"]), f"view {name!r}")
+        attrs["source_note"] = f"pixels round-tripped through JPEG at quality {view['jpeg_quality']} (Pillow)"
     X = scale(X, view.get("scale", "raw"))
     attrs["scale"] = view.get("scale", "raw")
     return Dataset(X, y, names, shape, attrs)

@@ -7,6 +7,9 @@ returns a :class:`RawData`. Images come out row-major: ``X[i].reshape(h, w)`` is
 from __future__ import annotations
 
 import dataclasses
+import io
+import re
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +32,7 @@ def read_dataset(name: str, spec: dict, paths: list[Path], seed: int | None = No
     readers = {
         "mat": read_mat,
         "csv": read_csv,
+        "image_zip": read_image_zip,
         "sklearn_digits": lambda spec, paths: read_sklearn_digits(),
         "waveform_generator": lambda spec, paths: _generated_waveform(spec, seed),
     }
@@ -109,6 +113,53 @@ def to_row_major(X: np.ndarray, image_shape: tuple[int, int], order: str) -> np.
     if order != "F":
         raise DataError(f"pixel_order must be 'C' or 'F', got {order!r}")
     return np.ascontiguousarray(X.reshape(-1, w, h).transpose(0, 2, 1).reshape(len(X), h * w))
+
+
+# --- images packed in a zip archive -------------------------------------------------------------
+
+
+def read_image_zip(spec: dict, paths: list[Path]) -> RawData:
+    """Grey images stored one file per sample in a zip, the class in the member's path.
+
+    ``member_pattern`` is a regular expression searched in each member name, with the groups
+    ``label`` (an integer class) and ``index`` (an integer ordering the images of a class); members
+    it does not match are ignored. Samples come in (label, index) order, whatever the order in the
+    archive. Every image must decode (Pillow) to ``image_shape``; colour images are reduced to luma.
+    """
+    if len(paths) != 1:
+        raise DataError(f"format 'image_zip' reads exactly one file, got {len(paths)}")
+    path, pattern = paths[0], re.compile(spec["member_pattern"])
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = sorted(
+                (int(match["label"]), int(match["index"]), name)
+                for name in archive.namelist() if (match := pattern.search(name))
+            )
+            if not members:
+                raise DataError(f"{path}: no member matches member_pattern {pattern.pattern!r}")
+            images = [_decode_image(archive, name, path, spec["image_shape"]) for _, _, name in members]
+    except (zipfile.BadZipFile, OSError) as error:
+        raise DataError(
+            f"cannot read zip archive {path} ({error}); it is truncated or corrupt: delete it and run again "
+            "so that it is fetched and verified afresh"
+        ) from error
+    X = np.stack(images).reshape(len(images), -1).astype(np.float64)
+    labels = np.array([label for label, _, _ in members], dtype=np.int64)
+    return RawData(X, labels, tuple(spec["image_shape"]))
+
+
+def _decode_image(archive: zipfile.ZipFile, name: str, path: Path, shape) -> np.ndarray:
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(io.BytesIO(archive.read(name))) as image:
+            grey = np.asarray(image.convert("L"))
+    except (UnidentifiedImageError, OSError) as error:
+        raise DataError(f"{path}: member {name} is not a readable image ({error})") from error
+    if grey.shape != tuple(shape):
+        raise DataError(f"{path}: member {name} is {grey.shape[0]}x{grey.shape[1]}, not the configured "
+                        f"image_shape {shape[0]}x{shape[1]}")
+    return grey
 
 
 # --- text files --------------------------------------------------------------------------------

@@ -14,11 +14,14 @@ rank-2 BLAS update of ``S`` plus one ``argmin``.
 Rules
 -----
 * Both sets are first shifted by the mean of the reference rows (distances are
-  translation invariant; the shift keeps the cancellation in ``S`` small).  ``S`` is
-  accumulated column by column in float64 in the same order whatever the set
-  of ``p`` requested, so the decision for a given ``p`` is the same whether it
-  is computed alone (:func:`predict_at_p`) or as part of all ``p``
-  (:func:`predict_all_p`).
+  translation invariant; the shift keeps the cancellation in ``S`` small).  For
+  several ``p``, ``S`` is accumulated column by column in float64, in the same
+  order whatever the set of ``p`` requested.  A single ``p`` (:func:`predict_at_p`,
+  the final test at the chosen p) takes ``S_p`` from one matrix product per chunk
+  of test rows instead: a different summation order, so its decision can differ
+  from the all-p pass only where two references are equally near to rounding
+  (relative ~1e-13); on the PIE test set (9514 rows, 2040 references, 1024
+  columns for raw 1-NN) 2.3 s instead of 13 s.
 * Every 48 columns, references that can no longer be nearest to any row of the chunk are
   dropped: ``D_p = S_p + ||t||^2`` never decreases with ``p``, and the nearest reference at any
   later ``p`` lies within the full-length distance to the present nearest one.  The test keeps a
@@ -152,13 +155,19 @@ def nearest_indices(Z_ref, Z_test, p_values=None, *, max_bytes=DEFAULT_MAX_BYTES
     record[p_values - 1] = True
     shift = Z_ref[:, :last].mean(axis=0)
     ref_T = Z_ref[:, :last].T - shift[:, None]
-    ref_terms = np.ascontiguousarray(np.stack([ref_T, ref_T**2], axis=1))  # (last, 2, n_ref)
     test = np.ascontiguousarray(Z_test[:, :last] - shift)
     step = _chunk_rows(Z_ref.shape[0], max_bytes)
     starts = range(0, test.shape[0], step)
+    if p_values.size == 1:  # one p: S = ||r||^2 - 2 T R^T in one product per chunk, not column by column
+        ref_sq = np.einsum("ij,ij->j", ref_T, ref_T)
 
-    def run(start):
-        return _cumulative_argmin_chunk(ref_terms, test[start : start + step], record)
+        def run(start):
+            return blas.dgemm(-2.0, test[start : start + step], ref_T).__iadd__(ref_sq).argmin(axis=1)[:, None]
+    else:
+        ref_terms = np.ascontiguousarray(np.stack([ref_T, ref_T**2], axis=1))  # (last, 2, n_ref)
+
+        def run(start):
+            return _cumulative_argmin_chunk(ref_terms, test[start : start + step], record)
 
     if n_jobs == 1 or len(starts) == 1:
         blocks = [run(start) for start in starts]
@@ -237,7 +246,7 @@ def predict_all_p(
 
 
 def predict_at_p(Z_train, y_train, Z_test, p, **kwargs):
-    """Test predictions using the first ``p`` columns (same arithmetic as :func:`predict_all_p`).
+    """Test predictions using the first ``p`` columns (one matrix product per chunk; module docstring).
 
     Returns
     -------

@@ -24,8 +24,8 @@ for _experiment in config.get("experiments", {}):
                 "../envs/locproj.yaml"
             threads: config.get("threads", 1)
             resources:
-                # measured: the largest split (pie, m=30, LPP: 180 fits) peaks at about 400 MB and
-                # takes about 1 min on one core; runtime is per block of splits_per_job splits
+                # the largest split (pie, m=30, LPP: 180 fits) takes about 1.5 min on one core;
+                # runtime is per block of splits_per_job splits
                 mem_mb=1500,
                 runtime=lambda wc, splits=_splits: 5 + 2 * len(splits),
             params:

@@ -49,7 +49,8 @@ def test_nested_columns(est):
     X, y = _faces_like()
     full = clone(est).fit(X, y)
     part = clone(est).set_params(n_components=3).fit(X, y)
-    assert np.array_equal(_coefs(part), _coefs(full)[:, :3])
+    # bitwise on some BLAS kernels, not on all (AMD EPYC's OpenBLAS differs in the last bits)
+    np.testing.assert_allclose(_coefs(part), _coefs(full)[:, :3], rtol=0, atol=1e-12 * np.abs(_coefs(full)).max())
     assert part.n_components_ == 3
 
 

@@ -71,7 +71,8 @@ def result_path(experiment: str, dataset: str, m: int, method: str, split: int) 
 def job_config(config: dict, experiment: str, dataset: str, method: str) -> dict:
     """Everything one job depends on (passed to it as its params, and hashed into its provenance)."""
     spec = config["experiments"][experiment]
-    shared = {"split_source": split_source(config, dataset)} if split_source(config, dataset) != dataset else {}
+    source = split_source(config, dataset)
+    shared = {"split_source": source} if source != dataset else {}
     return {
         "seed": config["seed"], "experiment": experiment, "dataset": dataset, "method": method, **shared,
         "method_spec": spec["methods"][method] or {},

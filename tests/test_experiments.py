@@ -48,10 +48,10 @@ def test_a_block_of_splits_gives_the_results_of_one_job_per_split(digits_files):
     job = job_config(CONFIG, "e", "digits", "lpp")
     data, splits = digits_files / "digits.h5", digits_files / "splits.h5"
     blocked = [digits_files / f"block{s}.h5" for s in (1, 2, 3)]
-    run_configured_job(job, 6, [1, 2, 3], data, splits, blocked)
+    run_configured_job(job, "m6", [1, 2, 3], data, splits, blocked)
     for split, path in zip((1, 2, 3), blocked):
         alone = digits_files / f"alone{split}.h5"
-        run_configured_job(job, 6, [split], data, splits, [alone])
+        run_configured_job(job, "m6", [split], data, splits, [alone])
         a, b = read_result(path), read_result(alone)
         assert a["split"] == split and a["seed"] == b["seed"]
         assert a["test_error"] == b["test_error"] and a["p"] == b["p"] and a["params"] == b["params"]
@@ -62,4 +62,4 @@ def test_a_block_of_splits_gives_the_results_of_one_job_per_split(digits_files):
 def test_splits_and_outputs_must_pair_up(digits_files):
     job = job_config(CONFIG, "e", "digits", "lpp")
     with pytest.raises(ValueError, match="2 splits but 1 output files"):
-        run_configured_job(job, 6, [0, 1], digits_files / "digits.h5", digits_files / "splits.h5", [digits_files / "x.h5"])
+        run_configured_job(job, "m6", [0, 1], digits_files / "digits.h5", digits_files / "splits.h5", [digits_files / "x.h5"])

@@ -263,3 +263,13 @@ def test_local_scaling_needs_a_positive_int(data):
     X, y = data
     with pytest.raises(ValueError, match="positive int"):
         graphs.local_scaling_affinity(X, y, 0)
+
+
+@pytest.mark.parametrize("reg_mode", ["trace", "fixed"])
+def test_lle_weights_of_a_point_whose_neighbours_all_coincide_with_it_are_uniform(reg_mode):
+    """UMist holds exact duplicates: with k = 1, or k duplicates, G_i = 0 and tr(G_i) = 0."""
+    X = np.array([[0.0, 1.0], [0.0, 1.0], [0.0, 1.0], [3.0, 0.0], [4.0, 1.0]])
+    W = graphs.lle_weights(X, graphs.kneighbors(X, 2), reg=0.0 if reg_mode == "fixed" else 1e-3,
+                           reg_mode=reg_mode).toarray()
+    assert np.all(np.isfinite(W))
+    assert np.allclose(W[0], [0, 0.5, 0.5, 0, 0]) and np.allclose(W.sum(axis=1), 1)

@@ -207,7 +207,7 @@ def test_single_class_and_nonfinite_are_clear_errors(est):
 
 
 def test_registry():
-    assert set(registry.METHODS) == {"raw", "pca", "lda", "lpp", "klpp", "llp", "lea", "lfda"}
+    assert set(registry.METHODS) == {"raw", "pca", "lda", "lpp", "klpp", "llp", "lea", "lfda", "sklearn_lle"}
     X, y = _faces_like()
     for name, spec in registry.METHODS.items():
         est = registry.make_estimator(name)

@@ -81,3 +81,39 @@ def test_an_unknown_method_parameter_fails_at_start_up(workdir, tmp_path):
                             capture_output=True, text=True)
     assert result.returncode != 0
     assert "experiment 'bad', method 'lpp'" in result.stdout + result.stderr and "heat_width" in result.stdout + result.stderr
+
+
+def test_the_dimension_curve_protocol_runs_from_config(workdir):
+    result = snakemake(workdir, "tiny_curve")
+    assert result.returncode == 0, result.stderr[-3000:]
+    out = workdir / "results" / "tiny_curve"
+    assert {"lowest.md", "lowest.tex", "lowest.csv", "comparison.md", "curves.csv", "metadata.yaml"} <= {
+        p.name for p in out.iterdir()}
+    assert (workdir / "results" / "splits" / "digits_f0.05_n3.h5").exists()      # a fraction has its own splits
+    assert (out / "figures" / "curve_digits.png").exists()
+    with h5py.File(out / "digits" / "f0.05" / "lea" / "split02.h5") as result_file:
+        assert result_file["test_error_curve"].shape == (12,)
+    again = snakemake(workdir, "tiny_curve", "--dry-run")
+    assert "Nothing to be done" in again.stdout + again.stderr
+
+
+def test_the_embedding_protocol_runs_from_config(workdir):
+    result = snakemake(workdir, "tiny_embedding")
+    assert result.returncode == 0, result.stderr[-3000:]
+    out = workdir / "results" / "tiny_embedding"
+    assert {p.name for p in (out / "panels").iterdir()} == {
+        "samples.h5", "pca_2d.h5", "lea_3d_novel.h5", "lea_basis.h5"}
+    assert (out / "figures" / "overview.png").exists() and (out / "checks.md").exists()
+    with h5py.File(out / "panels" / "lea_3d_novel.h5") as panel:
+        assert panel["novel_embedding"].shape[1] == 3 and "config_hash" in panel.attrs
+    again = snakemake(workdir, "tiny_embedding", "--dry-run")
+    assert "Nothing to be done" in again.stdout + again.stderr
+
+
+def test_a_misconfigured_panel_fails_at_start_up_naming_it(workdir, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("experiments:\n  bad:\n    protocol: embedding\n    panels:\n      p: {dataset: digits, method: lea,"
+                   " params: {n_components: 1}, dims: 3}\n    figures:\n      f: {panels: [p, q]}\n")
+    result = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--configfile", str(bad)], cwd=workdir,
+                            capture_output=True, text=True)
+    assert result.returncode != 0 and "panel 'p'" in result.stderr + result.stdout

@@ -152,7 +152,7 @@ def summarise(df: pd.DataFrame, methods_order: Sequence | None = None, *, alpha=
             part = by_method[name]
             errors = 100 * part["test_error"].to_numpy(dtype=float)
             rows.append({
-                "dataset": dataset, "m": int(m), "method": name,
+                "dataset": dataset, "m": int(m) if float(m).is_integer() else float(m), "method": name,
                 "mean_error": errors.mean(), "std_error": errors.std(ddof=1) if errors.size > 1 else np.nan,
                 "mean_dim": part["p"].mean() if part["projected"].all() else np.nan,
                 "n_splits": int(errors.size), "best": bool(best[name]),
@@ -350,7 +350,8 @@ def compare(ours: pd.DataFrame, published: pd.DataFrame, reasons=None, dataset_n
 
     merged = side(published, "published").merge(side(ours, "ours"), on=keys, how="left")
     merged["difference"] = merged["ours_mean"] - merged["published_mean"]
-    merged["beyond_std"] = merged["difference"].abs() > merged["published_std"]
+    # a paper that gives no std (paper 001's Fig. 4) is held to our std over splits
+    merged["beyond_std"] = merged["difference"].abs() > merged["published_std"].fillna(merged["ours_std"])
     lookup = _reason_lookup(reasons)
     merged["reason"] = [
         _reason_for(lookup, key) if beyond else ""
@@ -406,17 +407,12 @@ def plot_cv_curves(curves: pd.DataFrame, out_dir, *, methods_order=None, method_
     -------
     list of Path
     """
-    import matplotlib
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     labels = dict(method_labels or {})
     mean = curves.groupby(["dataset", "m", "method", "p"], sort=True)["cv_error"].mean().reset_index()
     written = []
     for dataset, per_dataset in mean.groupby("dataset", sort=True):
         ms = sorted(per_dataset["m"].unique())
-        figure = Figure(figsize=(4 * len(ms), 3.2))
-        FigureCanvasAgg(figure)
+        figure = new_figure((4 * len(ms), 3.2))
         axes = figure.subplots(1, len(ms), squeeze=False)[0]
         for ax, m in zip(axes, ms):
             panel = per_dataset[per_dataset["m"] == m]
@@ -429,10 +425,30 @@ def plot_cv_curves(curves: pd.DataFrame, out_dir, *, methods_order=None, method_
         if dataset in (data_notes or {}):
             figure.subplots_adjust(bottom=0.25)
             figure.text(0.01, 0.01, textwrap.fill(f"{dataset}: {data_notes[dataset]}", 40 * len(ms)), fontsize="small")
-        with matplotlib.rc_context({"svg.hashsalt": "locproj"}):
-            for fmt in formats:
-                path = Path(out_dir) / f"cv_curves_{dataset}.{fmt}"
-                with atomic_path(path) as tmp:
-                    figure.savefig(tmp, format=fmt, dpi=dpi, metadata=_METADATA.get(fmt))
-                written.append(path)
+        written += save_figure(figure, Path(out_dir) / f"cv_curves_{dataset}", formats=formats, dpi=dpi)
+    return written
+
+
+def new_figure(figsize):
+    """A matplotlib Figure on an Agg canvas (no pyplot state, safe in any thread)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=figsize)
+    FigureCanvasAgg(figure)
+    return figure
+
+
+def save_figure(figure, stem, formats=("png", "pdf"), dpi=150) -> list[Path]:
+    """Save ``figure`` as ``<stem>.<format>`` for each format, atomically and without timestamps or
+    version strings (fixed SVG hash salt), so that reruns give the same bytes."""
+    import matplotlib
+
+    written = []
+    with matplotlib.rc_context({"svg.hashsalt": "locproj"}):
+        for fmt in formats:
+            path = Path(f"{stem}.{fmt}")
+            with atomic_path(path) as tmp:
+                figure.savefig(tmp, format=fmt, dpi=dpi, metadata=_METADATA.get(fmt))
+            written.append(path)
     return written

@@ -1,7 +1,9 @@
 """Experiments declared in the config: their jobs, one job's run, and the aggregation.
 
-A result is one (experiment, dataset, m, split, method): the method's whole cross-validation
-(locproj.selection) and its test error, in one file. A job computes a block of consecutive splits
+The job engine of the split protocols (``cv_table``, ``dimension_curve``; :mod:`locproj.protocols`).
+A result is one (experiment, dataset, partition, split, method): the method's whole
+cross-validation (locproj.selection) and its test error, in one file. A partition is ``m5`` (5
+training samples per class) or ``f0.25`` (a quarter of each class, rounded half up). A job computes a block of consecutive splits
 (``splits_per_job``) in one process, so that the interpreter and library start-up (about 1.8 s, most
 of it importing scikit-learn) is paid once per block rather than once per split; the results do not
 depend on the blocking. Every random choice is derived from the config's master seed: the splits from
@@ -17,14 +19,30 @@ from pathlib import Path
 import numpy as np
 
 
+def partition_key(size) -> str:
+    """``'m5'`` for 5 training samples per class, ``'f0.25'`` for a fraction of each class."""
+    if isinstance(size, bool) or not isinstance(size, (int, float, np.integer, np.floating)):
+        raise ValueError(f"a training size is a count per class or a fraction in (0, 1), got {size!r}")
+    if float(size).is_integer() and size >= 1:
+        return f"m{int(size)}"
+    if 0 < size < 1:
+        return f"f{float(size):g}"
+    raise ValueError(f"a training size is a count per class (>= 1) or a fraction in (0, 1), got {size!r}")
+
+
+def partition_size(key: str) -> int | float:
+    """Inverse of :func:`partition_key`: an int count per class or a float fraction."""
+    return int(key[1:]) if key.startswith("m") else float(key[1:])
+
+
 def experiment_jobs(config: dict, experiment: str):
-    """Every (dataset, m, method, split) of an experiment, in a stable order."""
+    """Every (dataset, partition, method, split) of an experiment, in a stable order."""
     spec = config["experiments"][experiment]
-    for dataset, ms in spec["datasets"].items():
-        for m in ms:
+    for dataset, sizes in spec["datasets"].items():
+        for size in sizes:
             for method in spec["methods"]:
                 for split in range(n_splits(config, experiment)):
-                    yield dataset, int(m), method, split
+                    yield dataset, partition_key(size), method, split
 
 
 def n_splits(config: dict, experiment: str) -> int:
@@ -47,15 +65,41 @@ def split_source(config: dict, name: str) -> str:
     return split_source(config, view["dataset"])
 
 
+def split_path(config: dict, name: str, partition: str, n: int | None = None) -> str:
+    """The split file that ``name`` (a dataset or view) uses for ``partition`` and ``n`` splits.
+
+    ``{source}_m5.h5`` holds the config's ``n_splits`` splits (Table 2's files); an experiment
+    needing more, or a fraction partition, has ``{source}_{partition}_n{n}.h5``. Both draw their
+    splits in the same seeded sequence, so the first ``n_splits`` of a longer file equal the
+    shorter file's. ``holdout`` is the LPK protocol's file.
+    """
+    source = split_source(config, name)
+    if partition == "holdout":
+        return f"results/splits/{source}_holdout.h5"
+    if partition.startswith("m") and (n is None or n <= config.get("n_splits", 20)):
+        return f"results/splits/{source}_{partition}.h5"
+    return f"results/splits/{source}_{partition}_n{n}.h5"
+
+
 def check_experiments(config: dict) -> None:
     """Fail at start-up, naming the experiment, on an unknown dataset, method or parameter."""
     from .registry import make_estimator
 
+    from .protocols import SPLIT_PROTOCOLS, embedding, protocol_of
+
     known_data = set(config["datasets"]) | set(config.get("views", {}))
     for name, spec in config.get("experiments", {}).items():
-        unknown = sorted(set(spec["datasets"]) - known_data)
+        split_protocol = protocol_of(spec) in SPLIT_PROTOCOLS
+        used = spec["datasets"] if split_protocol else {panel["dataset"] for panel in spec["panels"].values()}
+        unknown = sorted(set(used) - known_data)
         if unknown:
             raise ValueError(f"experiment {name!r}: unknown datasets or views {unknown}")
+        if not split_protocol:
+            try:
+                embedding.check_spec(spec)
+            except ValueError as error:
+                raise ValueError(f"experiment {name!r}, {error}") from error
+            continue
         for method, method_spec in spec["methods"].items():
             params = {**(method_spec or {}).get("fixed", {}), **dict.fromkeys((method_spec or {}).get("grid", {}))}
             try:
@@ -64,20 +108,24 @@ def check_experiments(config: dict) -> None:
                 raise ValueError(f"experiment {name!r}, method {method!r}: {error}") from error
 
 
-def result_path(experiment: str, dataset: str, m: int, method: str, split: int) -> str:
-    return f"results/{experiment}/{dataset}/m{m}/{method}/split{split:02d}.h5"
+def result_path(experiment: str, dataset: str, partition: str, method: str, split: int) -> str:
+    return f"results/{experiment}/{dataset}/{partition}/{method}/split{split:02d}.h5"
 
 
 def job_config(config: dict, experiment: str, dataset: str, method: str) -> dict:
     """Everything one job depends on (passed to it as its params, and hashed into its provenance)."""
+    from .protocols import protocol_of
+
     spec = config["experiments"][experiment]
     source = split_source(config, dataset)
     shared = {"split_source": source} if source != dataset else {}
+    # cv_table jobs carry no protocol key, so that Table 2's job parameters and provenance stay as they were
+    curve = {"test_curve": True} if protocol_of(spec) == "dimension_curve" else {}
     return {
         "seed": config["seed"], "experiment": experiment, "dataset": dataset, "method": method, **shared,
         "method_spec": spec["methods"][method] or {},
         "n_folds": spec.get("n_folds", 5), "classifier": spec.get("classifier", "1nn"),
-        "classifier_params": spec.get("classifier_params") or {}, "p_max": spec.get("p_max", 300),
+        "classifier_params": spec.get("classifier_params") or {}, "p_max": spec.get("p_max", 300), **curve,
     }
 
 
@@ -89,9 +137,10 @@ def make_factory(method: str, fixed: dict):
     return make
 
 
-def run_configured_job(job: dict, m: int, splits, data_path, splits_path, outputs, n_jobs: int = 1):
-    """Run the splits ``splits`` of one job (``job`` from :func:`job_config``), writing the result of
-    ``splits[i]`` to ``outputs[i]`` (locproj.selection); each file is complete once it exists."""
+def run_configured_job(job: dict, partition: str, splits, data_path, splits_path, outputs, n_jobs: int = 1):
+    """Run the splits ``splits`` of one job (``job`` from :func:`job_config``) on ``partition``
+    (:func:`partition_key`), writing the result of ``splits[i]`` to ``outputs[i]``
+    (locproj.selection); each file is complete once it exists."""
     from .data import read_dataset_file, read_splits
 
     if len(splits) != len(outputs):
@@ -99,17 +148,21 @@ def run_configured_job(job: dict, m: int, splits, data_path, splits_path, output
     data = read_dataset_file(data_path)
     parts = read_splits(splits_path)
     for split, output in zip(splits, outputs):
-        _run_split(job, m, split, data, parts["train"][split], parts["test"][split], output, n_jobs)
+        _run_split(job, partition, split, data, parts["train"][split], parts["test"][split], output, n_jobs)
 
 
-def _run_split(job: dict, m: int, split: int, data, train, test, output, n_jobs: int):
+def _run_split(job: dict, partition: str, split: int, data, train, test, output, n_jobs: int):
     from ._io import provenance_attrs
     from .data.splits import derived_seed
     from .selection import RAW_METHOD, run_job, write_result
 
     method = job["method"]
     samples = job.get("split_source", job["dataset"])
-    fold_seed = derived_seed(job["seed"], job["experiment"], samples, m, split) % (2**32)
+    size = partition_size(partition)
+    # a count per class seeds by the int (as Table 2 always has), a fraction by its key
+    fold_seed = derived_seed(job["seed"], job["experiment"], samples, size if partition.startswith("m") else partition,
+                             split) % (2**32)
+    m = size if partition.startswith("m") else None    # None: the smallest class count of the training part
 
     def p_limit(X, y):
         # imported here: it needs scikit-learn, which the raw method never loads
@@ -124,7 +177,8 @@ def _run_split(job: dict, m: int, split: int, data, train, test, output, n_jobs:
         grid_spec=job["method_spec"].get("grid"), m=m, p_max=job["p_max"], p_limit=p_limit,
         classifier=job["classifier"], classifier_params=job["classifier_params"],
         n_folds=job["n_folds"], seed=fold_seed, test_indices=test, n_jobs=n_jobs,
-        meta={"experiment": job["experiment"], "dataset": job["dataset"], "m": m, "split": split},
+        test_curve=job.get("test_curve", False),
+        meta={"experiment": job["experiment"], "dataset": job["dataset"], "m": size, "split": split},
     )
     write_result(Path(output), result, provenance_attrs(job, seed=fold_seed))
     return result
@@ -145,26 +199,20 @@ def data_notes(config: dict, names) -> dict[str, str]:
     return notes
 
 
-def aggregate_experiment(spec: dict, result_paths, out_dir, seed=None, notes=None) -> None:
-    """Tables, comparison with the published numbers, CV-curve figures and run metadata; ``notes``
-    (:func:`data_notes`) say in each of them where the public data differ from the paper's."""
-    from . import aggregate
+def experiment_notes(config: dict, experiment: str) -> dict[str, str]:
+    """:func:`data_notes` for the datasets an experiment uses, joined with the experiment's own
+    ``data_notes`` (how its paper's copy of a dataset differs from ours, e.g. another crop)."""
+    from .protocols import SPLIT_PROTOCOLS, protocol_of
 
-    methods, labels = list(spec["methods"]), spec.get("labels", {})
-    results = aggregate.collect(result_paths)
-    summary = aggregate.summarise(results, methods)
-    aggregate.write_tables(summary, out_dir, stem=spec.get("table_name", "table"), methods_order=methods,
-                           method_labels=labels, dataset_order=list(spec["datasets"]), data_notes=notes)
-    published = aggregate.read_published(spec["published"]) if spec.get("published") else None
-    if published is None:
-        published = summary.iloc[:0][["dataset", "m", "method", "mean_error", "std_error", "mean_dim"]]
-    comparison = aggregate.compare(summary, published, spec.get("reasons"), spec.get("published_names"))
-    comparison = comparison[comparison["ours_mean"].notna()]     # rows this run reproduced
-    aggregate.write_comparison(comparison, out_dir, data_notes=notes)
-    curves = aggregate.collect_cv_curves(result_paths)
-    aggregate.plot_cv_curves(curves, Path(out_dir) / "figures", methods_order=methods, method_labels=labels,
-                             data_notes=notes)
-    write_metadata(Path(out_dir) / "metadata.yaml", spec, seed)
+    spec = config["experiments"][experiment]
+    if protocol_of(spec) in SPLIT_PROTOCOLS:
+        names = list(spec["datasets"])
+    else:
+        names = list(dict.fromkeys(panel["dataset"] for panel in spec["panels"].values()))
+    notes = data_notes(config, names)
+    for name, text in (spec.get("data_notes") or {}).items():
+        notes[name] = "; ".join(part for part in (notes.get(name), " ".join(text.split())) if part)
+    return notes
 
 
 def write_metadata(path: Path, spec: dict, seed) -> None:

@@ -423,6 +423,9 @@ def lle_weights(X, nbhd: Neighborhoods, reg: float = 1e-3, reg_mode: str = "trac
       of ``G_i`` beyond the first ``m_i``, ``m_i`` the fewest retaining the fraction
       ``retained_variance`` of their sum (004 §3.2; ``reg`` is ignored).
 
+    A point whose neighbours all coincide with it (``G_i = 0``, exact duplicates) gets the uniform
+    weights ``1 / k``, the limit of the regularised solution.
+
     Returns a CSR matrix whose rows sum to one.
     """
     X = check_finite(X)
@@ -436,6 +439,9 @@ def lle_weights(X, nbhd: Neighborhoods, reg: float = 1e-3, reg_mode: str = "trac
         Q = diff @ diff.transpose(0, 2, 1)
         k = Q.shape[-1]
         Q = Q + _lle_ridge(Q, reg, reg_mode, retained_variance)[:, None, None] * np.eye(k)
+        # every neighbour equal to x_i (duplicated rows): any affine weights reconstruct it
+        # exactly, and the limit of the regularised solution is the uniform one
+        Q[np.all(Q == 0, axis=(1, 2))] = np.eye(k)
         w = _solve_regularized(Q, np.ones((len(chunk), k, 1)))[..., 0]
         pieces.append((chunk, w / w.sum(axis=1, keepdims=True)))
     return _scatter_rows(nbhd, pieces)

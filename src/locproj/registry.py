@@ -3,6 +3,9 @@
 ``METHODS[name]`` is a :class:`MethodSpec`; :func:`make_estimator` builds one estimator and
 :func:`max_components` says how many projections a method can return.
 
+``sklearn_lle`` is scikit-learn's :class:`~sklearn.manifold.LocallyLinearEmbedding` (standard,
+dense eigensolver), drawn beside LEA in embedding figures; ``lle`` below is the project's own.
+
 Planned (documented placeholders, not implemented; :func:`make_estimator` raises
 ``NotImplementedError`` naming the source):
 
@@ -18,6 +21,7 @@ from typing import Callable
 
 from sklearn.base import BaseEstimator
 from sklearn.decomposition import PCA
+from sklearn.manifold import LocallyLinearEmbedding
 from sklearn.preprocessing import FunctionTransformer
 
 from .methods import (
@@ -71,6 +75,15 @@ class MethodSpec:
 
 _GRAPH = ("n_neighbors", "supervised", "column_scaling")
 
+
+def _sklearn_lle(**params) -> LocallyLinearEmbedding:
+    """scikit-learn's standard LLE with the dense eigensolver (deterministic), for comparison panels.
+
+    Nonlinear: no ``components_``; ``transform`` maps novel points by their barycentric weights.
+    """
+    return LocallyLinearEmbedding(method="standard", eigen_solver="dense", **params)
+
+
 METHODS: dict[str, MethodSpec] = {
     spec.name: spec
     for spec in [
@@ -86,6 +99,7 @@ METHODS: dict[str, MethodSpec] = {
                    _GRAPH + ("reg", "reg_mode", "retained_variance", "mode"), True, _rank_bound),
         MethodSpec("lfda", LocalFisherDiscriminantAnalysis, ("n_neighbors", "column_scaling"), True,
                    _rank_bound),
+        MethodSpec("sklearn_lle", _sklearn_lle, ("n_neighbors", "reg"), False, _rank_bound),
     ]
 }
 

@@ -18,6 +18,10 @@ Grid resolution (:func:`resolve_grid`)
     Euclidean norm of the training samples given (the whole training part of the
     split, so the grid is the same in every fold). The grid is the Cartesian
     product in the order the names appear, the last name varying fastest.
+Folds (:func:`folds_for`)
+    Stratified ``n_folds``-fold CV, with ``n_folds`` capped at the smallest class
+    count of the training part (3 folds for 3 samples per class: one held out per
+    class and fold); the count used is stored as ``n_folds``.
 Fold capping (:func:`cross_validate`)
     A neighbour count ``k`` must leave ``k`` other samples of the same class, so
     in each fit ``k`` is capped to ``(smallest class count in that fit's training
@@ -206,6 +210,12 @@ def fit_transform_all_p(make, params, X_fit, y_fit, X_other, p_max, p_limit=None
     return Z_fit[:, :p_fit], _transform_first(estimator, X_other, p_fit), seconds
 
 
+def folds_for(y, n_folds: int) -> int:
+    """The folds actually used: ``n_folds``, capped at the smallest class count so that every
+    fold holds out at least one sample of every class (3 folds for 3 images per class)."""
+    return int(min(n_folds, np.unique(y, return_counts=True)[1].min()))
+
+
 def cross_validate(
     make: Callable,
     grid: Sequence[Mapping],
@@ -234,7 +244,8 @@ def cross_validate(
     X, y : array-like
         Training part of the split.
     n_folds : int
-        Folds of :class:`~sklearn.model_selection.StratifiedKFold` (shuffled with ``seed``).
+        Folds of :class:`~sklearn.model_selection.StratifiedKFold` (shuffled with ``seed``),
+        capped at the smallest class count (:func:`folds_for`).
     p_max : int
         Largest p evaluated (the paper's 300).
     p_limit : int or callable, optional
@@ -252,6 +263,7 @@ def cross_validate(
     from sklearn.model_selection import StratifiedKFold
 
     X, y = np.asarray(X), np.asarray(y)
+    n_folds = folds_for(y, n_folds)
     folds = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=seed).split(X, y)
     fold_error = np.full((n_folds, len(grid), p_max), np.nan)
     capped = []
@@ -329,6 +341,7 @@ class JobResult:
     cv_seed: int
     p_max: int
     meta: dict
+    test_error_curve: np.ndarray | None = None
 
 
 def run_job(
@@ -352,6 +365,7 @@ def run_job(
     neighbour_params=NEIGHBOUR_PARAMS,
     max_bytes=DEFAULT_MAX_BYTES,
     n_jobs=1,
+    test_curve=False,
 ) -> JobResult:
     """Resolve the grid, cross-validate, refit on the whole training part and test.
 
@@ -374,6 +388,10 @@ def run_job(
         Indices of the test samples in the dataset, stored for traceability.
     meta : dict, optional
         Identification stored as root attributes (experiment, dataset, m, split...).
+    test_curve : bool
+        Also record the test error of the refitted projection at every p = 1..p_fit
+        (``test_error_curve``; the dimension-curve protocol). ``test_error`` stays the error
+        at the CV-chosen p.
     Other parameters
         As :func:`cross_validate`.
 
@@ -389,7 +407,7 @@ def run_job(
     common = dict(
         method=method, classifier=classifier, classifier_params=dict(classifier_params or {}),
         test_indices=None if test_indices is None else np.asarray(test_indices),
-        n_folds=n_folds, cv_seed=seed, p_max=p_max, meta=dict(meta or {}),
+        n_folds=folds_for(y_train, n_folds), cv_seed=seed, p_max=p_max, meta=dict(meta or {}),
     )
     if method == RAW_METHOD or make is None:
         predictions = predict_at_p(X_train, y_train, X_test, X_train.shape[1], **predict_options)
@@ -417,11 +435,12 @@ def run_job(
     if p > Z_train.shape[1]:
         raise RuntimeError(f"refit gives {Z_train.shape[1]} projections, CV chose p={p}")
     predictions = predict_at_p(Z_train, y_train, Z_test, p, **predict_options)
+    curve = error_rates(predict_all_p(Z_train, y_train, Z_test, **predict_options), y_test) if test_curve else None
     return JobResult(
         grid=grid, cv_error=cv.error, cv_fold_error=cv.fold_error, capped=capped,
         grid_index=grid_index, params=params, p=p, projected=True,
         test_error=float(np.mean(predictions != y_test)), test_predictions=predictions,
-        fit_seconds=fit_seconds, cv_seconds=cv_seconds, **common,
+        fit_seconds=fit_seconds, cv_seconds=cv_seconds, test_error_curve=curve, **common,
     )
 
 
@@ -484,6 +503,8 @@ def _write_h5(handle, result: JobResult, provenance):
     dataset("test_predictions", np.asarray(result.test_predictions))
     if result.test_indices is not None:
         dataset("test_indices", np.asarray(result.test_indices))
+    if result.test_error_curve is not None:
+        dataset("test_error_curve", np.asarray(result.test_error_curve, dtype=np.float64))
     grid = handle.create_group("grid", track_order=True)
     grid.attrs["json"] = _to_json(result.grid)
     for name in sorted({key for point in result.grid for key in point}):
@@ -510,6 +531,8 @@ def write_result(path, result: JobResult, provenance=None):
     ``/chosen`` attributes
         One per chosen hyper-parameter.
     ``/test_predictions`` (n_test,), ``/test_indices`` (n_test,) if given.
+    ``/test_error_curve`` (p_fit,)
+        Test error at every p (fraction), when the job recorded it (``test_curve``).
 
     Only the two ``*_seconds`` attributes vary between reruns of the same job.
     """
@@ -526,8 +549,8 @@ def read_result(path) -> dict:
     dict
         Root attributes (JSON ones decoded: ``params``, ``capped``,
         ``classifier_params``), plus ``grid`` (list of dict), ``chosen`` (dict),
-        ``cv_error``, ``cv_fold_error``, ``test_predictions`` and ``test_indices``
-        (None when absent) as arrays.
+        ``cv_error``, ``cv_fold_error``, ``test_predictions``, ``test_indices`` and
+        ``test_error_curve`` (None when absent) as arrays.
     """
     with h5py.File(path, "r") as handle:
         out = {name: _plain(value) for name, value in handle.attrs.items()}
@@ -535,6 +558,6 @@ def read_result(path) -> dict:
             out[name] = json.loads(out[name])
         out["grid"] = json.loads(handle["grid"].attrs["json"])
         out["chosen"] = {name: _plain(value) for name, value in handle["chosen"].attrs.items()}
-        for name in ("cv_error", "cv_fold_error", "test_predictions", "test_indices"):
+        for name in ("cv_error", "cv_fold_error", "test_predictions", "test_indices", "test_error_curve"):
             out[name] = handle[name][()] if name in handle else None
     return out

@@ -5,13 +5,16 @@ from snakemake.utils import validate
 
 from locproj.experiments import (
     check_experiments,
-    data_notes,
+    experiment_notes,
     experiment_jobs,
     job_config,
+    n_splits,
+    partition_key,
     result_path,
     split_blocks,
-    split_source,
+    split_path,
 )
+from locproj.protocols import SPLIT_PROTOCOLS, protocol_of
 
 validate(config, schema="../schemas/config.schema.yaml")
 check_experiments(config)
@@ -20,12 +23,13 @@ DATASETS = config["datasets"]
 VIEWS = config.get("views", {})
 MIRROR = config.get("data_mirror")
 NAME_PATTERN = "[A-Za-z0-9_]+"
+PARTITION_PATTERN = r"m\d+|f0\.\d+"  # m5: 5 per class; f0.25: a quarter of each class
 
 
 wildcard_constraints:
     dataset=NAME_PATTERN,
     view=NAME_PATTERN,
-    m=r"\d+",
+    partition=PARTITION_PATTERN,
 
 
 def dataset_files(name):
@@ -67,16 +71,9 @@ def data_file(name):
     raise ValueError(f"{name!r} is neither a dataset nor a view in the config")
 
 
-def split_file(name, m):
-    """A view that keeps its dataset's samples uses the dataset's splits (split_source)."""
-    name = split_source(config, name)
-    suffix = "holdout" if m == "holdout" else f"m{m}"
-    return f"results/splits/{name}_{suffix}.h5"
-
-
 def split_targets():
     return [
-        split_file(name, m)
+        split_path(config, name, m if m == "holdout" else partition_key(m))
         for name, ms in config.get("split_targets", {}).items()
         for m in ms
     ]
@@ -86,18 +83,36 @@ def all_targets():
     return [data_file(name) for name in buildable_datasets()] + split_targets()
 
 
+EXPERIMENTS = config.get("experiments", {})
+
+
 def experiment_results(experiment):
     return [
         result_path(experiment, *job) for job in experiment_jobs(config, experiment)
     ]
 
 
+def panel_results(experiment):
+    return {
+        panel: f"results/{experiment}/panels/{panel}.h5"
+        for panel in EXPERIMENTS[experiment]["panels"]
+    }
+
+
 def table_name(experiment):
-    return config["experiments"][experiment].get("table_name", "table")
+    return EXPERIMENTS[experiment].get("table_name", "table")
 
 
 def experiment_outputs(experiment):
-    return [
-        f"results/{experiment}/{table_name(experiment)}.md",
-        f"results/{experiment}/comparison.md",
-    ]
+    """The files an experiment's target asks for (its aggregation writes them all)."""
+    out = f"results/{experiment}"
+    protocol = protocol_of(EXPERIMENTS[experiment])
+    if protocol == "cv_table":
+        return [f"{out}/{table_name(experiment)}.md", f"{out}/comparison.md"]
+    if protocol == "dimension_curve":
+        return [
+            f"{out}/{table_name(experiment)}.md",
+            f"{out}/comparison.md",
+            f"{out}/curves.csv",
+        ]
+    return [f"{out}/checks.md", f"{out}/metadata.yaml"]

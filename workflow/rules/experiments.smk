@@ -1,7 +1,10 @@
-# One job per (experiment, dataset, m, method, block of splits), one result file per split, then
-# one aggregation per experiment. A block's rule is defined per experiment so that its outputs can
-# name the block's splits.
-for _experiment in config.get("experiments", {}):
+# Experiments by protocol (locproj.protocols). The split protocols (cv_table, dimension_curve) have
+# one job per (experiment, dataset, partition, method, block of splits), one result file per split;
+# an embedding experiment has one job per panel. Then one aggregation per experiment. A block's rule
+# is defined per experiment so that its outputs can name the block's splits.
+for _experiment, _spec in EXPERIMENTS.items():
+    if protocol_of(_spec) not in SPLIT_PROTOCOLS:
+        continue
     for _splits in split_blocks(config, _experiment):
         _block = f"splits{_splits[0]:02d}-{_splits[-1]:02d}"
 
@@ -10,14 +13,16 @@ for _experiment in config.get("experiments", {}):
                 f"fit_{_experiment}_{_block}"
             input:
                 data=lambda wc: data_file(wc.dataset),
-                splits=lambda wc: split_file(wc.dataset, wc.m),
+                splits=lambda wc, e=_experiment: split_path(
+                    config, wc.dataset, wc.partition, n_splits(config, e)
+                ),
             output:
                 [
-                    result_path(_experiment, "{dataset}", "{m}", "{method}", s)
+                    result_path(_experiment, "{dataset}", "{partition}", "{method}", s)
                     for s in _splits
                 ],
             log:
-                f"logs/fit/{_experiment}/{{dataset}}/m{{m}}/{{method}}/{_block}.log",
+                f"logs/fit/{_experiment}/{{dataset}}/{{partition}}/{{method}}/{_block}.log",
             wildcard_constraints:
                 method=NAME_PATTERN,
             conda:
@@ -37,46 +42,104 @@ for _experiment in config.get("experiments", {}):
                 "../scripts/run_job.py"
 
 
-for _experiment in config.get("experiments", {}):
-    _out = f"results/{_experiment}"
-    _table = f"{_out}/{table_name(_experiment)}"
+for _experiment, _spec in EXPERIMENTS.items():
+    if protocol_of(_spec) != "embedding":
+        continue
+
+    rule:
+        name:
+            f"embed_{_experiment}"
+        input:
+            lambda wc, s=_spec: data_file(s["panels"][wc.panel]["dataset"]),
+        output:
+            f"results/{_experiment}/panels/{{panel}}.h5",
+        log:
+            f"logs/embed/{_experiment}/{{panel}}.log",
+        wildcard_constraints:
+            panel=NAME_PATTERN,
+        conda:
+            "../envs/locproj.yaml"
+        threads: config.get("threads", 1)
+        resources:
+            mem_mb=2000,
+            runtime=10,
+        params:
+            panel=lambda wc, s=_spec: s["panels"][wc.panel],
+            seed=config["seed"],
+        script:
+            "../scripts/embed_panel.py"
+
+
+CAPTIONS = {  # protocol -> (table caption, figures caption)
+    "cv_table": ("../report/table.rst", "../report/figures.rst"),
+    "dimension_curve": ("../report/table_curve.rst", "../report/figures_curve.rst"),
+    "embedding": (None, "../report/figures_embedding.rst"),
+}
+
+
+def aggregate_outputs(experiment):
+    """The named outputs of an experiment's aggregation, by protocol."""
+    out = f"results/{experiment}"
+    category = experiment
+    table_caption, figures_caption = CAPTIONS[protocol_of(EXPERIMENTS[experiment])]
+    common = dict(
+        figures=report(
+            directory(f"{out}/figures"),
+            patterns=["{name}.png"],
+            caption=figures_caption,
+            category=category,
+        ),
+        metadata=report(
+            f"{out}/metadata.yaml", caption="../report/metadata.rst", category=category
+        ),
+    )
+    if protocol_of(EXPERIMENTS[experiment]) == "embedding":
+        return dict(
+            checks_csv=report(
+                f"{out}/checks.csv", caption="../report/checks.rst", category=category
+            ),
+            checks_md=f"{out}/checks.md",
+            **common,
+        )
+    table = f"{out}/{table_name(experiment)}"
+    outputs = dict(
+        table_csv=report(f"{table}.csv", caption=table_caption, category=category),
+        table_md=f"{table}.md",
+        table_tex=f"{table}.tex",
+        comparison_csv=report(
+            f"{out}/comparison.csv",
+            caption="../report/comparison.rst",
+            category=category,
+        ),
+        comparison_md=f"{out}/comparison.md",
+        **common,
+    )
+    if protocol_of(EXPERIMENTS[experiment]) == "dimension_curve":
+        outputs["curves"] = report(
+            f"{out}/curves.csv", caption="../report/curves.rst", category=category
+        )
+    return outputs
+
+
+for _experiment, _spec in EXPERIMENTS.items():
+    _embedding = protocol_of(_spec) == "embedding"
 
     rule:
         name:
             f"aggregate_{_experiment}"
         input:
-            experiment_results(_experiment),
+            [] if _embedding else experiment_results(_experiment),
+            **(panel_results(_experiment) if _embedding else {}),
         output:
-            table_csv=report(
-                f"{_table}.csv", caption="../report/table.rst", category=_experiment
-            ),
-            table_md=f"{_table}.md",
-            table_tex=f"{_table}.tex",
-            comparison_csv=report(
-                f"{_out}/comparison.csv",
-                caption="../report/comparison.rst",
-                category=_experiment,
-            ),
-            comparison_md=f"{_out}/comparison.md",
-            figures=report(
-                directory(f"{_out}/figures"),
-                patterns=["{name}.png"],
-                caption="../report/figures.rst",
-                category=_experiment,
-            ),
-            metadata=report(
-                f"{_out}/metadata.yaml",
-                caption="../report/metadata.rst",
-                category=_experiment,
-            ),
+            **aggregate_outputs(_experiment),
         log:
             f"logs/aggregate/{_experiment}.log",
         conda:
             "../envs/locproj.yaml"
         params:
-            spec=config["experiments"][_experiment],
+            spec=_spec,
             seed=config["seed"],
-            notes=data_notes(config, config["experiments"][_experiment]["datasets"]),
+            notes=experiment_notes(config, _experiment),
         script:
             "../scripts/aggregate.py"
 
@@ -86,3 +149,14 @@ for _experiment in config.get("experiments", {}):
         default_target: False
         input:
             experiment_outputs(_experiment),
+
+
+# A target per paper (config `targets`): every experiment it names.
+for _target, _experiments in config.get("targets", {}).items():
+
+    rule:
+        name:
+            _target
+        default_target: False
+        input:
+            [path for e in _experiments for path in experiment_outputs(e)],

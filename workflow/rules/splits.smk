@@ -1,15 +1,17 @@
-# Seeded train/test splits: m per class (20 by default) or the LPK holdout protocol.
+# Seeded train/test splits: m per class (Table 2's files hold `n_splits`), a count or a fraction of
+# each class with an explicit number of splits (the dimension-curve protocol), or the LPK holdout.
 
 
 rule split_per_class:
     input:
         lambda wc: data_file(wc.name),
     output:
-        "results/splits/{name}_m{m}.h5",
+        "results/splits/{name}_{partition}.h5",
     log:
-        "logs/splits/{name}_m{m}.log",
+        "logs/splits/{name}_{partition}.log",
     wildcard_constraints:
         name=NAME_PATTERN,
+        partition=r"m\d+",
     conda:
         "../envs/locproj.yaml"
     resources:
@@ -17,6 +19,29 @@ rule split_per_class:
         runtime=5,
     params:
         n_splits=config["n_splits"],
+        seed=config["seed"],
+    script:
+        "../scripts/splits.py"
+
+
+rule split_partitions:
+    input:
+        lambda wc: data_file(wc.name),
+    output:
+        "results/splits/{name}_{partition}_n{n}.h5",
+    log:
+        "logs/splits/{name}_{partition}_n{n}.log",
+    wildcard_constraints:
+        name=NAME_PATTERN,
+        partition=PARTITION_PATTERN,
+        n=r"\d+",
+    conda:
+        "../envs/locproj.yaml"
+    resources:
+        mem_mb=500,
+        runtime=5,
+    params:
+        n_splits=lambda wc: int(wc.n),
         seed=config["seed"],
     script:
         "../scripts/splits.py"

@@ -103,16 +103,25 @@ def _mat_labels(spec: dict, contents: dict, path: Path, n: int) -> np.ndarray | 
     return np.array([mapping.get(int(label), int(label)) for label in labels], dtype=np.int64)
 
 
-def to_row_major(X: np.ndarray, image_shape: tuple[int, int], order: str) -> np.ndarray:
-    """Rewrite each row of ``X`` (an image flattened in ``order``) as a row-major flattened image."""
-    h, w = image_shape
-    if X.shape[1] != h * w:
-        raise DataError(f"rows have {X.shape[1]} values, which is not an image of shape {h}x{w}")
+def to_row_major(X: np.ndarray, image_shape: tuple[int, ...], order: str) -> np.ndarray:
+    """Rewrite each row of ``X`` (an image flattened in ``order``) as a row-major flattened image.
+
+    ``image_shape`` is any shape, e.g. ``(h, w)`` or ``(h, w, 3)`` for RGB: with ``order='F'``,
+    ``X[i].reshape(image_shape, order='F')`` is the image, and the output row ``out[i]`` satisfies
+    ``out[i].reshape(image_shape)`` equal to it.
+    """
+    shape = tuple(int(s) for s in image_shape)
+    if X.shape[1] != np.prod(shape, dtype=np.int64):
+        raise DataError(f"rows have {X.shape[1]} values, which is not an image of shape "
+                        f"{'x'.join(map(str, shape))}")
     if order == "C":
         return np.ascontiguousarray(X)
     if order != "F":
         raise DataError(f"pixel_order must be 'C' or 'F', got {order!r}")
-    return np.ascontiguousarray(X.reshape(-1, w, h).transpose(0, 2, 1).reshape(len(X), h * w))
+    # column-major: the first image index varies fastest, so a C-order reshape has the axes reversed
+    reversed_axes = X.reshape(-1, *shape[::-1])
+    upright = reversed_axes.transpose(0, *range(len(shape), 0, -1))
+    return np.ascontiguousarray(upright.reshape(len(X), X.shape[1]))
 
 
 # --- images packed in a zip archive -------------------------------------------------------------

@@ -26,27 +26,39 @@ def _generator(seed: int) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(seed))
 
 
-def per_class_splits(y: np.ndarray, m: int, n_splits: int, seed: int, class_names=None):
+def per_class_splits(y: np.ndarray, m, n_splits: int, seed: int, class_names=None):
     """``n_splits`` splits with ``m`` training samples per class and the rest as test.
 
-    Returns (train, test): int64 arrays of shape (n_splits, m·c) and (n_splits, n − m·c), each row
-    sorted. A class with ≤ m samples (no test sample left) is an error naming the class.
+    ``m`` is a count per class (int) or a fraction of each class (float in (0, 1)): class ``c`` of
+    ``n_c`` samples then gives ``floor(m * n_c + 0.5)`` training samples (rounded half up).
+
+    Returns (train, test): int64 arrays of shape (n_splits, n_train) and (n_splits, n − n_train),
+    each row sorted. A class left with no training or no test sample is an error naming the class.
     """
     classes, counts = np.unique(y, return_counts=True)
-    small = [(c, n) for c, n in zip(classes, counts) if n <= m]
+    sizes = training_sizes(counts, m)
+    small = [(c, n) for c, n, k in zip(classes, counts, sizes) if not 1 <= k < n]
     if small:
         described = ", ".join(f"{_name(c, class_names)} ({n} samples)" for c, n in small)
         raise DataError(
-            f"m={m} training samples per class needs more than {m} samples in every class; "
+            f"m={m} training samples per class needs a training and a test sample in every class; "
             f"too small: {described}. Choose a smaller m."
         )
     rng = _generator(seed)
     members = [np.flatnonzero(y == c) for c in classes]
-    train = np.empty((n_splits, m * len(classes)), dtype=np.int64)
+    train = np.empty((n_splits, int(sizes.sum())), dtype=np.int64)
     for split in range(n_splits):
-        train[split] = np.sort(np.concatenate([rng.permutation(idx)[:m] for idx in members]))
+        train[split] = np.sort(np.concatenate([rng.permutation(idx)[:k] for idx, k in zip(members, sizes)]))
     test = np.stack([np.setdiff1d(np.arange(len(y)), row) for row in train])
     return train, test
+
+
+def training_sizes(counts, m) -> np.ndarray:
+    """Training samples of each class: ``m`` for a count, ``floor(m * n_c + 0.5)`` for a fraction."""
+    counts = np.asarray(counts)
+    if isinstance(m, (float, np.floating)) and 0 < m < 1:
+        return np.floor(m * counts + 0.5).astype(np.int64)
+    return np.full(counts.shape, int(m), dtype=np.int64)
 
 
 def holdout_split(y: np.ndarray, seed: int, test_fraction: float = 1 / 3, n_repeats: int = 5, n_folds: int = 2):
@@ -96,15 +108,18 @@ def read_splits(path: str | Path) -> dict:
     return out
 
 
-def make_splits(y, mode: str, m: int | None, n_splits: int, master_seed: int, name: str, class_names=None):
-    """Build the splits of one (dataset, m) or holdout request; returns (train, test, folds, attrs)."""
+def make_splits(y, mode: str, m, n_splits: int, master_seed: int, name: str, class_names=None):
+    """Build the splits of one (dataset, m) or holdout request; returns (train, test, folds, attrs).
+
+    ``m`` is a count per class (seeded by the count, as Table 2's splits) or a fraction of each
+    class (seeded by ``'f<fraction>'``); see :func:`per_class_splits`."""
     if y is None:
         raise DataError(f"dataset {name!r} has no labels: it cannot be split per class")
     if mode == "holdout":
         seed = derived_seed(master_seed, name, "holdout")
         train, test, folds = holdout_split(y, seed)
         return train[None], test[None], folds, {"mode": "holdout", "seed": seed, "dataset": name}
-    seed = derived_seed(master_seed, name, m)
+    seed = derived_seed(master_seed, name, m if float(m).is_integer() else f"f{float(m):g}")
     train, test = per_class_splits(y, m, n_splits, seed, class_names)
     attrs = {"mode": "per_class", "m": m, "n_splits": n_splits, "seed": seed, "dataset": name}
     return train, test, None, attrs

@@ -1,0 +1,188 @@
+"""The ``dimension_curve`` protocol (paper 001, Fig. 4): test error against the dimension.
+
+The jobs are those of :mod:`locproj.experiments` on per-class partitions (a count or a fraction of
+each class), with ``test_curve`` set: each method is cross-validated and refitted once per
+partition (:func:`locproj.selection.run_job`), and the refitted projection's 1-NN test error is
+recorded at every dimension ``1..D`` (``D`` the method's bound, ``c - 1`` for LDA). From them:
+
+* **lowest over dimensions** (the paper's number): per partition the lowest test error over the
+  dimensions and its arg-min (the smallest dimension on a tie), then their means over partitions.
+  Test data choose the dimension, so it is optimistic;
+* **dimension by CV** (the honest number the paper lacks): the test error at the dimension (and
+  hyper-parameters) chosen by the inner cross-validation on the training part alone.
+
+Outputs: ``<table_name>.csv/.md/.tex`` (both numbers per dataset, partition and method),
+``comparison.csv/.md`` (the lowest errors and their dimensions beside the published ones, plus our
+CV-chosen numbers), ``curves.csv`` (mean and std error per dimension) and one figure per dataset.
+Errors are in percent; stds over partitions (``ddof=1``).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .. import aggregate
+from ..experiments import write_metadata
+from ..selection import read_result
+
+_KEYS = ["dataset", "m", "method"]
+
+
+def collect(paths) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per result file: the :func:`locproj.aggregate.collect` row plus the lowest test error over
+    dimensions (``lowest_error``, fraction) and its dimension (``lowest_dim``); and the long table
+    of test error per dimension (``dataset, m, method, split, dim, test_error``).
+
+    A method without a projection (``raw``) has no curve: its lowest error is its test error."""
+    paths = list(paths)
+    results = aggregate.collect(paths)
+    lowest, curves = {}, []
+    for path in paths:
+        result = read_result(path)
+        key = tuple(result[k] for k in aggregate.ID_COLUMNS)
+        curve = result.get("test_error_curve")
+        if curve is None or curve.size == 0:
+            lowest[key] = (result["test_error"], np.nan)
+            continue
+        best = int(np.argmin(curve))  # the first minimum: the smallest dimension on a tie
+        lowest[key] = (float(curve[best]), best + 1)
+        curves.append(pd.DataFrame({
+            "dataset": result["dataset"], "m": result["m"], "method": result["method"], "split": result["split"],
+            "dim": np.arange(1, curve.size + 1), "test_error": curve,
+        }))
+    keys = list(results[aggregate.ID_COLUMNS].itertuples(index=False, name=None))
+    results["lowest_error"] = [lowest[k][0] for k in keys]
+    results["lowest_dim"] = [lowest[k][1] for k in keys]
+    columns = ["dataset", "m", "method", "split", "dim", "test_error"]
+    long = pd.concat(curves, ignore_index=True) if curves else pd.DataFrame(columns=columns)
+    return results, long
+
+
+def summarise(results: pd.DataFrame, methods_order=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(lowest, by_cv): :func:`locproj.aggregate.summarise` of the lowest errors with their
+    dimensions, and of the CV-chosen errors with the CV-chosen dimensions (Wilcoxon bolding in each).
+    ``m`` holds ints for counts and floats for fractions (``3``, ``0.25``), as in the config."""
+    by_cv = aggregate.summarise(results, methods_order)
+    lowest = aggregate.summarise(
+        results.assign(test_error=results["lowest_error"], p=results["lowest_dim"]), methods_order
+    )
+    return _as_config_sizes(lowest), _as_config_sizes(by_cv)
+
+
+def _as_config_sizes(frame: pd.DataFrame) -> pd.DataFrame:
+    """``m`` as the config writes it: an int count or a float fraction (one column holds both)."""
+    sizes = [int(m) if float(m).is_integer() else float(m) for m in frame["m"]]
+    return frame.assign(m=pd.Series(sizes, index=frame.index, dtype=object))
+
+
+def curve_summary(long: pd.DataFrame) -> pd.DataFrame:
+    """Mean and std (%, over the partitions that reach the dimension) of the test error per dimension."""
+    grouped = long.assign(test_error=100 * long["test_error"]).groupby(_KEYS + ["dim"], sort=True)["test_error"]
+    table = grouped.agg(mean_error="mean", std_error=lambda e: e.std(ddof=1), n_splits="size").reset_index()
+    return table
+
+
+def both_numbers(lowest: pd.DataFrame, by_cv: pd.DataFrame) -> pd.DataFrame:
+    """One row per (dataset, m, method): ``lowest_*`` and ``cv_*`` mean, std, dimension, bold."""
+    names = {"mean_error": "mean", "std_error": "std", "mean_dim": "dim", "best": "best"}
+
+    def side(frame, prefix):
+        return frame[_KEYS + list(names)].rename(columns={c: f"{prefix}_{s}" for c, s in names.items()})
+
+    merged = side(lowest, "lowest").merge(side(by_cv, "cv"), on=_KEYS, how="left", sort=False)
+    return merged.merge(lowest[_KEYS + ["n_splits"]], on=_KEYS, how="left", sort=False)
+
+
+def write_tables(lowest, by_cv, out_dir, *, stem, methods_order, method_labels, dataset_order, notes):
+    """``<stem>.csv`` (long, :func:`both_numbers`), and ``<stem>.md`` / ``<stem>.tex`` with two wide
+    tables: lowest error over dimensions (mean dimension), and error at the CV-chosen dimension."""
+    out_dir = Path(out_dir)
+    options = dict(methods_order=methods_order, method_labels=method_labels, dataset_order=dataset_order)
+    sections = [
+        ("Lowest test error over dimensions (the paper's number; test data choose the dimension)", lowest),
+        ("Test error at the dimension chosen by inner cross-validation (test data choose nothing)", by_cv),
+    ]
+    markdown, latex, shown = [], [], []
+    for title, summary in sections:
+        plain = _as_config_sizes(aggregate.wide_table(summary, **options))
+        shown += list(plain["dataset"])
+        markdown.append(f"**{title}**\n\n" + aggregate._frame_to_markdown(aggregate._mark_noted(plain, notes)))
+        tex = _as_config_sizes(aggregate.wide_table(summary, style="tex", **options))
+        latex.append(f"% {title}\n" + aggregate._to_latex(aggregate._mark_noted(tex, notes)))
+    aggregate.write_text(out_dir / f"{stem}.csv",
+                         aggregate._frame_to_csv(aggregate._with_notes(both_numbers(lowest, by_cv), notes)))
+    aggregate.write_text(out_dir / f"{stem}.md", "\n".join(markdown) + aggregate.notes_text(notes, shown))
+    aggregate.write_text(out_dir / f"{stem}.tex",
+                         "\n".join(latex) + aggregate.notes_text(notes, shown, style="tex"))
+
+
+def comparison(lowest, by_cv, spec) -> pd.DataFrame:
+    """The lowest errors beside the published ones (:func:`locproj.aggregate.compare`), with our
+    CV-chosen error and dimension appended as ``ours_cv_mean, ours_cv_std, ours_cv_dim``."""
+    if spec.get("published"):
+        published = aggregate.read_published(spec["published"])
+    else:
+        published = lowest.iloc[:0][["dataset", "m", "method", "mean_error", "std_error", "mean_dim"]]
+    compared = aggregate.compare(lowest, _as_config_sizes(published), spec.get("reasons"), spec.get("published_names"))
+    compared = compared[compared["ours_mean"].notna()]
+    honest = by_cv.assign(dataset=by_cv["dataset"].replace(dict(spec.get("published_names") or {})))
+    honest = honest[_KEYS + ["mean_error", "std_error", "mean_dim"]].rename(
+        columns={"mean_error": "ours_cv_mean", "std_error": "ours_cv_std", "mean_dim": "ours_cv_dim"}
+    )
+    merged = compared.merge(honest, on=_KEYS, how="left")
+    reason = merged.pop("reason")
+    return merged.assign(reason=reason)
+
+
+def plot_curves(curves: pd.DataFrame, lowest: pd.DataFrame, out_dir, *, methods_order=None, method_labels=None,
+                notes=None) -> list[Path]:
+    """One figure per dataset, one panel per partition: mean test error (line) ± one std (band)
+    against the dimension, per method, the mean lowest error marked at its mean dimension."""
+    labels = dict(method_labels or {})
+    written = []
+    for dataset, per_dataset in curves.groupby("dataset", sort=True):
+        ms = sorted(per_dataset["m"].unique())
+        figure = aggregate.new_figure((4.5 * len(ms), 3.4))
+        axes = figure.subplots(1, len(ms), squeeze=False)[0]
+        for ax, m in zip(axes, ms):
+            panel = per_dataset[per_dataset["m"] == m]
+            for method in aggregate._ordered(panel["method"], methods_order):
+                line = panel[panel["method"] == method]
+                drawn = ax.plot(line["dim"], line["mean_error"], label=labels.get(method, method), linewidth=1)[0]
+                ax.fill_between(line["dim"], line["mean_error"] - line["std_error"],
+                                line["mean_error"] + line["std_error"], color=drawn.get_color(), alpha=0.15,
+                                linewidth=0)
+                best = lowest[(lowest["dataset"] == dataset) & (lowest["m"] == m) & (lowest["method"] == method)]
+                ax.plot(best["mean_dim"], best["mean_error"], "o", color=drawn.get_color(), markersize=4)
+            ax.set(title=f"{dataset}, {_partition_text(m)}", xlabel="dimension", ylabel="test error (%)")
+        axes[0].legend(fontsize="small")
+        figure.tight_layout()
+        if dataset in (notes or {}):
+            figure.subplots_adjust(bottom=0.3)
+            figure.text(0.01, 0.01, textwrap.fill(f"{dataset}: {notes[dataset]}", 45 * len(ms)), fontsize="small")
+        written += aggregate.save_figure(figure, Path(out_dir) / f"curve_{dataset}")
+    return written
+
+
+def _partition_text(m) -> str:
+    return f"{m:g} per class" if float(m).is_integer() else f"{100 * m:g} % of each class"
+
+
+def aggregate_curves(spec: dict, result_paths, out_dir, seed=None, notes=None) -> None:
+    """Every output of the protocol (module docstring) into ``out_dir``; ``notes`` (dataset -> how
+    its public data differ from the paper's) are written in each output that uses the dataset."""
+    out_dir = Path(out_dir)
+    methods, labels = list(spec["methods"]), spec.get("labels", {})
+    results, long = collect(result_paths)
+    lowest, by_cv = summarise(results, methods)
+    write_tables(lowest, by_cv, out_dir, stem=spec.get("table_name", "table"), methods_order=methods,
+                 method_labels=labels, dataset_order=list(spec["datasets"]), notes=notes)
+    aggregate.write_comparison(comparison(lowest, by_cv, spec), out_dir, data_notes=notes)
+    curves = curve_summary(long)
+    aggregate.write_text(out_dir / "curves.csv", aggregate._frame_to_csv(aggregate._with_notes(curves, notes)))
+    plot_curves(curves, lowest, out_dir / "figures", methods_order=methods, method_labels=labels, notes=notes)
+    write_metadata(out_dir / "metadata.yaml", spec, seed)

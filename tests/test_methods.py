@@ -224,3 +224,10 @@ def test_registry():
         registry.make_estimator("foo")
     with pytest.raises(ValueError, match="does not take"):
         registry.make_estimator("lpp", reg=1.0)
+
+
+def test_registry_pca_is_deterministic_for_few_components_of_a_large_matrix():
+    """scikit-learn's default solver is randomised for 3 components of a 600 x 700 matrix."""
+    X = np.random.default_rng(0).normal(size=(600, 700))
+    first, second = (registry.make_estimator("pca", n_components=3).fit(X).components_ for _ in range(2))
+    assert np.array_equal(first, second)

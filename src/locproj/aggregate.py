@@ -423,10 +423,15 @@ def plot_cv_curves(curves: pd.DataFrame, out_dir, *, methods_order=None, method_
         axes[0].legend(fontsize="small")
         figure.tight_layout()
         if dataset in (data_notes or {}):
-            figure.subplots_adjust(bottom=0.25)
-            figure.text(0.01, 0.01, textwrap.fill(f"{dataset}: {data_notes[dataset]}", 40 * len(ms)), fontsize="small")
+            note_below(figure, f"{dataset}: {data_notes[dataset]}", width=40 * len(ms), bottom=0.25)
         written += save_figure(figure, Path(out_dir) / f"cv_curves_{dataset}", formats=formats, dpi=dpi)
     return written
+
+
+def note_below(figure, text: str, width: int, bottom: float) -> None:
+    """Write ``text`` (wrapped at ``width`` characters) under the axes, which are raised to ``bottom``."""
+    figure.subplots_adjust(bottom=bottom)
+    figure.text(0.01, 0.01, textwrap.fill(text, width), fontsize="small")
 
 
 def new_figure(figsize):

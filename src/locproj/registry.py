@@ -84,11 +84,17 @@ def _sklearn_lle(**params) -> LocallyLinearEmbedding:
     return LocallyLinearEmbedding(method="standard", eigen_solver="dense", **params)
 
 
+def _pca(**params) -> PCA:
+    """PCA by the full SVD: deterministic (scikit-learn's default is a randomised SVD when few
+    components of a large matrix are asked for) and what the default already does for all of them."""
+    return PCA(svd_solver="full", **params)
+
+
 METHODS: dict[str, MethodSpec] = {
     spec.name: spec
     for spec in [
         MethodSpec("raw", lambda **kw: FunctionTransformer(**kw), (), False, _raw_bound),
-        MethodSpec("pca", PCA, ("whiten",), False, _rank_bound),
+        MethodSpec("pca", _pca, ("whiten",), False, _rank_bound),
         MethodSpec("lda", Fisherfaces, ("solver", "column_scaling"), True, _lda_bound),
         MethodSpec("lpp", LocalityPreservingProjection, _GRAPH + ("weight", "gamma"), True, _rank_bound),
         MethodSpec("klpp", KernelLPP, _GRAPH + ("kernel", "gamma", "degree", "coef0", "weight", "t"),

@@ -19,7 +19,6 @@ Errors are in percent; stds over partitions (``ddof=1``).
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -162,8 +161,7 @@ def plot_curves(curves: pd.DataFrame, lowest: pd.DataFrame, out_dir, *, methods_
         axes[0].legend(fontsize="small")
         figure.tight_layout()
         if dataset in (notes or {}):
-            figure.subplots_adjust(bottom=0.3)
-            figure.text(0.01, 0.01, textwrap.fill(f"{dataset}: {notes[dataset]}", 45 * len(ms)), fontsize="small")
+            aggregate.note_below(figure, f"{dataset}: {notes[dataset]}", width=45 * len(ms), bottom=0.3)
         written += aggregate.save_figure(figure, Path(out_dir) / f"curve_{dataset}")
     return written
 

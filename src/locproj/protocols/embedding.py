@@ -299,7 +299,8 @@ def _fit_arrays(panel: dict, data, kept: np.ndarray) -> tuple[dict, dict]:
     train, novel = kept[train_pos], kept[novel_pos]
     estimator = make_estimator(panel["method"], **_fit_params(panel))
     if panel.get("pca"):
-        estimator = Pipeline([("pca", PCA(n_components=panel["pca"])), ("method", estimator)])
+        # the full SVD: scikit-learn's default picks a randomised one for few components
+        estimator = Pipeline([("pca", PCA(n_components=panel["pca"], svd_solver="full")), ("method", estimator)])
     y_train = None if data.y is None else data.y[train]
     Z_train = estimator.fit_transform(data.X[train], y_train)   # LLE: its embedding_; linear: the projection
     Z_novel = estimator.transform(data.X[novel]) if len(novel) else np.empty((0, Z_train.shape[1]))
@@ -453,7 +454,6 @@ def write_checks(table, out_dir, notes: dict | None = None) -> None:
 
 # --------------------------------------------------------------------------- figures
 
-_METADATA = {"png": {"Software": None}, "pdf": {"Creator": None, "Producer": None, "CreationDate": None}}
 # Layout in inches, placed by hand: a layout engine (constrained layout) moves axes by ~1e-16
 # from one run to the next in the same process, which changes the PDF's printed coordinates.
 _PANEL_WIDTH = 4.0     # an embedding panel
@@ -485,8 +485,7 @@ def plot_figure(figure_spec: dict, panels: dict, stem, notes: dict | None = None
     -------
     list of Path
     """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    from ..aggregate import new_figure, save_figure
 
     columns = int(figure_spec.get("columns", 3))
     rows = _rows(figure_spec["panels"], panels, columns)
@@ -494,8 +493,7 @@ def plot_figure(figure_spec: dict, panels: dict, stem, notes: dict | None = None
     footer = _footer(panels, notes, width)
     heights = [_row_height(row, panels, width) for row in rows]
     top = 0.5 if figure_spec.get("title") else 0.1
-    figure = Figure(figsize=(width, top + sum(heights) + _LINE * _lines(footer) + 0.15))
-    FigureCanvasAgg(figure)
+    figure = new_figure((width, top + sum(heights) + _LINE * _lines(footer) + 0.15))
     if figure_spec.get("title"):
         _text(figure, width / 2, 0.1, figure_spec["title"], fontsize="large", ha="center")
     for row, height in zip(rows, heights):
@@ -503,7 +501,7 @@ def plot_figure(figure_spec: dict, panels: dict, stem, notes: dict | None = None
         top += height
     if footer:
         _text(figure, 0.1, top + 0.05, footer, fontsize="small", ha="left")
-    return _save(figure, Path(stem), formats, dpi)
+    return save_figure(figure, Path(stem), formats=formats, dpi=dpi)
 
 
 def _rect(figure, left: float, top: float, width: float, height: float) -> list[float]:
@@ -658,17 +656,3 @@ def _draw_images(figure, spec: dict, result: dict, left: float, top: float, widt
 def _grey(image: np.ndarray) -> np.ndarray:
     """2-D images as they are; other shapes (e.g. an RGB basis vector) averaged over the last axis."""
     return image if image.ndim == 2 else image.mean(axis=-1)
-
-
-def _save(figure, stem: Path, formats, dpi: int) -> list[Path]:
-    """Save without timestamps (as :func:`locproj.aggregate.plot_cv_curves`): same bytes on rerun."""
-    import matplotlib
-
-    written = []
-    with matplotlib.rc_context({"svg.hashsalt": "locproj"}):
-        for fmt in formats:
-            path = stem.with_name(f"{stem.name}.{fmt}")
-            with atomic_path(path) as tmp:
-                figure.savefig(tmp, format=fmt, dpi=dpi, metadata=_METADATA.get(fmt))
-            written.append(path)
-    return written

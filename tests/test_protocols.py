@@ -226,3 +226,24 @@ def test_the_schema_checks_each_protocols_keys():
     for experiments in bad:
         with pytest.raises(WorkflowError):
             _validate(experiments)
+
+
+@pytest.mark.parametrize("change, key", [
+    ({"seed": -1}, "seed"),
+    ({"experiments": {"t": {"datasets": {"d": [5]}, "methods": {"pca": {}}, "p_max": 0}}}, "p_max"),
+    ({"experiments": {"t": {"datasets": {"d": [5]}, "methods": {"pca": {}}, "classifier": "3nn"}}}, "classifier"),
+    ({"experiments": {"t": {"datasets": {"d": [5]}, "methods": {"lpp": {"grid": {}}}}}}, "grid"),
+    ({"experiments": {"t": {"datasets": {"d": [5]}, "methods": {"lpp": {"grid": {"n_neighbors": []}}}}}},
+     "n_neighbors"),
+    ({"experiments": {"t": {"datasets": {"d": [5]}, "methods": {"lpp": {"grid": {"gamma": {"sigma0_sq_times": []}}}}}}},
+     "gamma"),
+    ({"experiments": {"t": {"datasets": {"d": ["five"]}, "methods": {"pca": {}}}}}, "datasets"),
+    ({"n_splits": 0}, "n_splits"),
+])
+def test_a_config_value_of_the_wrong_type_or_range_is_refused_naming_its_key(change, key):
+    from snakemake.exceptions import WorkflowError
+    from snakemake.utils import validate
+
+    config = {"datasets": {"d": {"format": "sklearn_digits"}}, **change}
+    with pytest.raises(WorkflowError, match=key):
+        validate(config, str(ROOT / "workflow" / "schemas" / "config.schema.yaml"))

@@ -117,3 +117,70 @@ def test_a_misconfigured_panel_fails_at_start_up_naming_it(workdir, tmp_path):
     result = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--configfile", str(bad)], cwd=workdir,
                             capture_output=True, text=True)
     assert result.returncode != 0 and "panel 'p'" in result.stderr + result.stdout
+
+
+def test_a_second_run_on_the_same_directory_is_refused_and_the_first_is_unharmed(workdir):
+    first = subprocess.Popen(
+        [sys.executable, "-m", "snakemake", "tiny", "--cores", "1", "--configfile", str(TINY)],
+        cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    locks = workdir / ".snakemake" / "locks"
+    deadline = time.time() + 120
+    while time.time() < deadline and not (locks.exists() and any(locks.iterdir())):
+        time.sleep(0.05)
+    second = snakemake(workdir, "tiny")
+    assert first.wait(timeout=600) == 0
+    assert second.returncode != 0 and "cannot be locked" in second.stdout + second.stderr
+    assert (workdir / "results" / "tiny" / "table.md").exists()
+
+
+def test_one_core_and_two_cores_give_the_same_tables(workdir, tmp_path):
+    other = tmp_path / "other"
+    shutil.copytree(workdir, other, ignore=shutil.ignore_patterns("other"))
+    one = subprocess.run([sys.executable, "-m", "snakemake", "tiny", "--cores", "1", "--configfile", str(TINY)],
+                         cwd=other, capture_output=True, text=True)
+    two = snakemake(workdir, "tiny")
+    assert one.returncode == 0 and two.returncode == 0
+    for name in ("table.csv", "table.md", "comparison.csv"):
+        assert (other / "results" / "tiny" / name).read_bytes() == (workdir / "results" / "tiny" / name).read_bytes()
+
+
+@pytest.mark.parametrize("when", ["aggregate", "fit"])
+def test_killing_snakemake_and_its_job_costs_only_that_job(workdir, tmp_path, when):
+    """kill -9 of the whole process group (Snakemake and the running job) while a fit job or the
+    aggregation runs; --rerun-incomplete then completes with the tables of an uninterrupted run."""
+    reference = tmp_path / "reference"
+    shutil.copytree(workdir, reference, ignore=shutil.ignore_patterns("reference"))
+    assert snakemake(reference, "tiny").returncode == 0
+    process = subprocess.Popen(
+        [sys.executable, "-m", "snakemake", "tiny", "--cores", "1", "--configfile", str(TINY)],
+        cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    logs = workdir / "logs" / ("aggregate" if when == "aggregate" else "fit")
+    deadline = time.time() + 300
+    while time.time() < deadline and not (logs.exists() and any(logs.rglob("*.log"))):
+        time.sleep(0.02)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    assert not (workdir / "results" / "tiny" / "table.csv").exists() or when == "aggregate"
+    assert snakemake(workdir, "tiny", "--unlock").returncode == 0
+    rerun = snakemake(workdir, "tiny", "--rerun-incomplete")
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    for name in ("table.csv", "table.md", "table.tex", "comparison.csv"):
+        assert (workdir / "results" / "tiny" / name).read_bytes() == (reference / "results" / "tiny" / name).read_bytes()
+
+
+@pytest.mark.parametrize("victim", ["data/processed/digits.h5", "results/tiny/digits/m8/pca/split01.h5"])
+def test_a_corrupted_file_fails_its_reader_naming_it_and_the_rebuild_command(workdir, victim):
+    assert snakemake(workdir, "tiny").returncode == 0
+    path = workdir / victim
+    path.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2])      # truncated
+    table = workdir / "results" / "tiny" / "table.csv"
+    table.unlink()
+    os.utime(path)                            # as if rewritten: its readers are out of date
+    result = snakemake(workdir, "tiny")
+    assert result.returncode != 0
+    logs = "".join(p.read_text() for p in (workdir / "logs").rglob("*.log"))
+    assert f"cannot read {'dataset file ' if 'processed' in victim else ''}{victim}" in logs
+    assert f"snakemake --cores 1 --force {victim}" in logs
+    assert not table.exists()                # no table from a broken input

@@ -30,6 +30,31 @@ def atomic_path(path: str | os.PathLike):
         raise
 
 
+class UnreadableFileError(ValueError):
+    """A pipeline file that exists but cannot be read: truncated, corrupt or of another layout."""
+
+
+def rebuild_hint(path) -> str:
+    """The command that rebuilds one pipeline output (Snakemake reruns the job that writes it)."""
+    return f"rebuild it with `snakemake --cores 1 --force {path}`, then rerun your target"
+
+
+@contextlib.contextmanager
+def reading_h5(path: str | os.PathLike):
+    """Open an HDF5 file written by the pipeline for reading; a file that cannot be opened or
+    lacks what the reader looks up raises :class:`UnreadableFileError` naming it and its fix."""
+    import h5py
+
+    try:
+        with h5py.File(path, "r") as handle:
+            yield handle
+    except (OSError, KeyError) as error:
+        raise UnreadableFileError(
+            f"cannot read {path} ({type(error).__name__}: {error}): it is truncated or corrupt; "
+            f"{rebuild_hint(path)}"
+        ) from error
+
+
 def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
     """Hex sha256 of a file's bytes."""
     digest = hashlib.sha256()

@@ -51,7 +51,7 @@ from collections.abc import Callable, Mapping, Sequence
 import h5py
 import numpy as np
 
-from locproj._io import atomic_path
+from locproj._io import atomic_path, reading_h5
 from locproj.evaluation import DEFAULT_MAX_BYTES, error_rates, predict_all_p, predict_at_p
 
 #: Hyper-parameter names that count same-class neighbours (filtered to < m, capped per fold).
@@ -552,7 +552,7 @@ def read_result(path) -> dict:
         ``cv_error``, ``cv_fold_error``, ``test_predictions``, ``test_indices`` and
         ``test_error_curve`` (None when absent) as arrays.
     """
-    with h5py.File(path, "r") as handle:
+    with reading_h5(path) as handle:
         out = {name: _plain(value) for name, value in handle.attrs.items()}
         for name in ("params", "capped", "classifier_params"):
             out[name] = json.loads(out[name])

@@ -17,7 +17,7 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from .._io import atomic_path, sha256_file
+from .._io import atomic_path, rebuild_hint, sha256_file
 from .errors import DataError
 from .images import jpeg_round_trip, resize_images
 from .readers import RawData, class_names, read_dataset
@@ -110,7 +110,8 @@ def read_dataset_file(path: str | Path) -> Dataset:
             y = h5["y"][()] if "y" in h5 else None
             attrs = {k: _plain(v) for k, v in h5.attrs.items()}
     except (OSError, KeyError) as error:
-        raise DataError(f"cannot read dataset file {path}: {error}; delete it and rebuild it") from error
+        raise DataError(f"cannot read dataset file {path} ({type(error).__name__}: {error}): it is truncated or "
+                        f"corrupt; {rebuild_hint(path)}") from error
     shape = tuple(int(v) for v in attrs.pop("image_shape", ())) or None
     names = list(attrs.pop("class_names", []))
     return Dataset(X, y, names, shape, attrs)

@@ -12,7 +12,7 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from .._io import atomic_path
+from .._io import atomic_path, reading_h5
 from .errors import DataError
 
 
@@ -101,7 +101,7 @@ def write_splits(path: Path, train, test, attrs: dict, folds=None) -> None:
 
 
 def read_splits(path: str | Path) -> dict:
-    with h5py.File(path, "r") as h5:
+    with reading_h5(path) as h5:
         out = {"train": h5["train"][()], "test": h5["test"][()], "attrs": dict(h5.attrs)}
         if "folds" in h5:
             out["folds"] = [(h5[f"folds/{k}/fit"][()], h5[f"folds/{k}/validation"][()]) for k in sorted(h5["folds"], key=int)]

@@ -60,7 +60,7 @@ from typing import TYPE_CHECKING
 import h5py
 import numpy as np
 
-from .._io import atomic_path
+from .._io import atomic_path, reading_h5
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -366,7 +366,7 @@ def read_panel(path) -> dict:
     in the input space: ``n_show`` rows for basis panels) and ``mean`` (estimators with
     ``components_``), ``sample_index, samples, sample_labels`` (samples panels).
     """
-    with h5py.File(path, "r") as h5:
+    with reading_h5(path) as h5:
         result = {name: h5[name][()] for name in h5}
         for key, value in h5.attrs.items():
             result[key] = value.decode() if isinstance(value, bytes) else value

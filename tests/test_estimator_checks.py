@@ -9,6 +9,7 @@ from locproj.methods import (
     LocalLearningProjection,
     LocallyEmbeddedAnalysis,
     LocalityPreservingProjection,
+    SupervisedLLE,
 )
 
 # Supervised kNN graphs need n_neighbors < the size of every class.  A few checks fit on data
@@ -39,6 +40,14 @@ ESTIMATORS = [
     KernelLPP(n_neighbors=2),
     KernelLPP(n_neighbors=2, kernel="poly", center_kernel=False, column_scaling="constraint"),
     Fisherfaces(solver="eigen"),
+    # LLE / SLLE (paper 004): defaults, SLLE, intrinsic dimension by v, subset selection.  The
+    # subset variant takes v = 0.5 for sigma_i^2: with k > d (the checks' 2-4 features) and v = 0.9
+    # most m_i equal d, sigma_i^2 is then rounding (often exactly 0), and samples with
+    # sigma_i^2 = 0 are never drawn (§3.3), so fit would refuse p = 0.8 n with a ValueError.
+    SupervisedLLE(),
+    SupervisedLLE(n_neighbors=3, alpha=0.5),
+    SupervisedLLE(n_components=0.9, n_neighbors=3),
+    SupervisedLLE(n_neighbors=3, reg=1e-3, retained_variance=0.5, n_subset=0.8),
 ]
 
 

@@ -207,7 +207,7 @@ def test_single_class_and_nonfinite_are_clear_errors(est):
 
 
 def test_registry():
-    assert set(registry.METHODS) == {"raw", "pca", "lda", "lpp", "klpp", "llp", "lea", "lfda", "sklearn_lle"}
+    assert set(registry.METHODS) == {"raw", "pca", "lda", "lpp", "klpp", "llp", "lea", "lfda", "sklearn_lle", "lle", "slle"}
     X, y = _faces_like()
     for name, spec in registry.METHODS.items():
         est = registry.make_estimator(name)
@@ -218,8 +218,8 @@ def test_registry():
     assert registry.max_components("lda", 400, 40, 50) == 11  # PCA to d - (c - 1) = 11 first
     assert registry.max_components("lpp", 40, 4, 50) == 39
     assert registry.max_components("llp", 400, 4, 50) == 50
-    with pytest.raises(NotImplementedError, match="slle"):
-        registry.make_estimator("slle")
+    with pytest.raises(NotImplementedError, match="lpk"):
+        registry.make_estimator("lpk")
     with pytest.raises(ValueError, match="unknown method 'foo'"):
         registry.make_estimator("foo")
     with pytest.raises(ValueError, match="does not take"):

@@ -6,6 +6,9 @@ Every method in :mod:`locproj.methods` is "a graph plus a constraint" handed to
 * :func:`kneighbors` -- (supervised) k-nearest-neighbour search, the sparsity pattern;
 * :func:`binary_weights`, :func:`heat_weights` -- LPP affinities (paper 000 §6.2, 003 eq. 12);
 * :func:`lle_weights` -- LLE reconstruction weights (001 eq. 5-7, 004 eq. 2-4, §3.2);
+  :func:`lle_weights_out_of_sample` -- the same weights for new points (004 §2, end);
+  :func:`local_pca` -- per-neighbourhood dimension ``m_i`` and noise ``sigma_i^2`` (004 §3.1-3.2);
+  :func:`max_sq_distance`, :func:`class_penalized_coordinates` -- SLLE's ``D'`` (004 eq. 8);
 * :func:`local_krr_weights` -- LLP's local kernel-ridge matrix ``A`` (000 eq. 29-32);
 * :func:`class_block_graph` -- the graph whose embedding is LDA;
 * :func:`local_scaling_affinity` -- LFDA's affinity (Sugiyama 2007, eq. 4 & §4.2);
@@ -23,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
+from scipy.linalg import blas
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial.distance import cdist
 from sklearn.neighbors import NearestNeighbors
@@ -41,6 +45,10 @@ __all__ = [
     "laplacian_factor",
     "BlockDiagonal",
     "lle_weights",
+    "lle_weights_out_of_sample",
+    "local_pca",
+    "max_sq_distance",
+    "class_penalized_coordinates",
     "local_krr_weights",
     "reconstruction_cost",
     "reconstruction_error",
@@ -392,21 +400,34 @@ def _scatter_rows(nbhd: Neighborhoods, pieces) -> sparse.csr_array:
 
 def _lle_ridge(Q: np.ndarray, reg: float, reg_mode: str, retained_variance: float) -> np.ndarray:
     """Per-neighbourhood ridge added to the local Gram matrices ``Q`` (shape (m, k, k))."""
-    k = Q.shape[-1]
     if reg_mode == "trace":  # 001 §3.3: r * sum_j lambda_G^(j) = r * tr(G_i)
         return reg * np.trace(Q, axis1=1, axis2=2)
     if reg_mode == "fixed":  # 004 eq. 4: Q + r I
         return np.full(len(Q), float(reg))
     if reg_mode == "auto":  # 004 §3.2: sigma^2 = mean of the eigenvalues beyond the first m_i
-        lam = np.clip(np.linalg.eigvalsh(Q)[:, ::-1], 0.0, None)
-        total = lam.sum(axis=1, keepdims=True)
-        frac = np.cumsum(lam, axis=1) / np.where(total > 0, total, 1.0)
-        m = np.argmax(frac >= retained_variance - 1e-12, axis=1) + 1  # smallest m_i retaining v
-        tail = np.where(np.arange(k) >= m[:, None], lam, 0.0).sum(axis=1)
-        sigma2 = np.where(m < k, tail / np.maximum(k - m, 1), 0.0)
-        floor = 1e-12 * total.ravel()  # keep Q + sigma^2 I invertible when m_i = k
+        _, sigma2, total = _local_spectrum(Q, retained_variance)
+        floor = 1e-12 * total  # keep Q + sigma^2 I invertible when m_i = k
         return np.maximum(sigma2, floor)
     raise ValueError(f"reg_mode must be 'trace', 'fixed' or 'auto', got {reg_mode!r}.")
+
+
+def _local_spectrum(Q: np.ndarray, retained_variance: float):
+    """``(m_i, sigma_i^2, tr Q_i)`` for a stack of local Gram matrices ``Q`` (m, k, k): ``m_i``
+    the fewest leading eigenvalues retaining the fraction ``v`` of their sum (004 §3.1),
+    ``sigma_i^2`` the mean of the ``k - m_i`` others (§3.2, probabilistic PCA's noise estimate)."""
+    k = Q.shape[-1]
+    lam = np.clip(np.linalg.eigvalsh(Q)[:, ::-1], 0.0, None)
+    total = lam.sum(axis=1, keepdims=True)
+    frac = np.cumsum(lam, axis=1) / np.where(total > 0, total, 1.0)
+    m = np.argmax(frac >= retained_variance - 1e-12, axis=1) + 1  # smallest m_i retaining v
+    tail = np.where(np.arange(k) >= m[:, None], lam, 0.0).sum(axis=1)
+    sigma2 = np.where(m < k, tail / np.maximum(k - m, 1), 0.0)
+    return m, sigma2, total.ravel()
+
+
+def _check_retained_variance(retained_variance) -> None:
+    if not 0 < retained_variance <= 1:
+        raise ValueError(f"retained_variance must be in (0, 1], got {retained_variance!r}.")
 
 
 def lle_weights(X, nbhd: Neighborhoods, reg: float = 1e-3, reg_mode: str = "trace",
@@ -421,7 +442,8 @@ def lle_weights(X, nbhd: Neighborhoods, reg: float = 1e-3, reg_mode: str = "trac
     * ``reg_mode='fixed'``: ``G_i + r I`` (004 §2);
     * ``reg_mode='auto'``: ``G_i + sigma_i^2 I`` with ``sigma_i^2`` the mean of the eigenvalues
       of ``G_i`` beyond the first ``m_i``, ``m_i`` the fewest retaining the fraction
-      ``retained_variance`` of their sum (004 §3.2; ``reg`` is ignored).
+      ``retained_variance`` of their sum (004 §3.2; ``reg`` is ignored; the reading is spelled
+      out in :func:`local_pca`).
 
     A point whose neighbours all coincide with it (``G_i = 0``, exact duplicates) gets the uniform
     weights ``1 / k``, the limit of the regularised solution.
@@ -429,22 +451,131 @@ def lle_weights(X, nbhd: Neighborhoods, reg: float = 1e-3, reg_mode: str = "trac
     Returns a CSR matrix whose rows sum to one.
     """
     X = check_finite(X)
-    if not 0 < retained_variance <= 1:
-        raise ValueError(f"retained_variance must be in (0, 1], got {retained_variance!r}.")
+    _check_retained_variance(retained_variance)
     if reg < 0:
         raise ValueError(f"reg must be >= 0, got {reg!r}.")
     pieces = []
     for chunk, idx in _batches(nbhd):
         diff = X[chunk][:, None, :] - X[idx]  # (m, k, d): x_i - x_j
-        Q = diff @ diff.transpose(0, 2, 1)
-        k = Q.shape[-1]
-        Q = Q + _lle_ridge(Q, reg, reg_mode, retained_variance)[:, None, None] * np.eye(k)
-        # every neighbour equal to x_i (duplicated rows): any affine weights reconstruct it
-        # exactly, and the limit of the regularised solution is the uniform one
-        Q[np.all(Q == 0, axis=(1, 2))] = np.eye(k)
-        w = _solve_regularized(Q, np.ones((len(chunk), k, 1)))[..., 0]
-        pieces.append((chunk, w / w.sum(axis=1, keepdims=True)))
+        pieces.append((chunk, _affine_weights(diff, reg, reg_mode, retained_variance)))
     return _scatter_rows(nbhd, pieces)
+
+
+def _affine_weights(diff: np.ndarray, reg: float, reg_mode: str, retained_variance: float) -> np.ndarray:
+    """Eq. 4 for a stack of neighbourhoods given as differences ``x_i - x_j`` (m, k, d)."""
+    Q = diff @ diff.transpose(0, 2, 1)
+    k = Q.shape[-1]
+    Q = Q + _lle_ridge(Q, reg, reg_mode, retained_variance)[:, None, None] * np.eye(k)
+    # every neighbour equal to x_i (duplicated rows): any affine weights reconstruct it
+    # exactly, and the limit of the regularised solution is the uniform one
+    Q[np.all(Q == 0, axis=(1, 2))] = np.eye(k)
+    w = _solve_regularized(Q, np.ones((len(diff), k, 1)))[..., 0]
+    return w / w.sum(axis=1, keepdims=True)
+
+
+def lle_weights_out_of_sample(X_new, X, neighbors, reg: float = 1e-3, reg_mode: str = "trace",
+                              retained_variance: float = 0.9) -> sparse.csr_array:
+    """Reconstruction weights of new points from their neighbours among ``X`` (004 §2, end).
+
+    Row ``i`` of the ``(n_new, n)`` result holds eq. 4's weights of ``X_new[i]`` on the points
+    ``X[neighbors[i]]``, with the regularisation of :func:`lle_weights` (``reg``, ``reg_mode``,
+    ``retained_variance``); ``W_new @ Y`` maps the new points by ``y = sum_j w_j y_N(j)``.
+
+    A new point that coincides with some of its neighbours (squared distance exactly 0) gets
+    uniform weights on those and 0 elsewhere: its reconstruction error (eq. 2) is then exactly
+    zero, and this is the ``r -> 0`` limit of eq. 4 whenever the other neighbours' Gram matrix is
+    non-singular.  So a training point is mapped onto its own embedding (an automatic ridge
+    ``sigma^2`` of the size of ``Q``'s small eigenvalues would otherwise pull it away).
+    """
+    X_new, X = check_finite(X_new, "X_new"), check_finite(X)
+    _check_retained_variance(retained_variance)
+    if reg < 0:
+        raise ValueError(f"reg must be >= 0, got {reg!r}.")
+    neighbors = np.asarray(neighbors, dtype=np.int64)
+    n_new, k = neighbors.shape
+    weights = np.empty((n_new, k))
+    for start in range(0, n_new, _CHUNK):
+        sl = slice(start, start + _CHUNK)
+        diff = X_new[sl][:, None, :] - X[neighbors[sl]]
+        w = _affine_weights(diff, reg, reg_mode, retained_variance)
+        same = np.all(diff == 0, axis=2)  # (m, k): neighbours equal to the new point
+        hit = same.any(axis=1)
+        w[hit] = same[hit] / same[hit].sum(axis=1, keepdims=True)
+        weights[sl] = w
+    indptr = np.arange(0, n_new * k + 1, k)
+    return sparse.csr_array((weights.ravel(), neighbors.ravel().copy(), indptr), shape=(n_new, len(X)))
+
+
+def local_pca(X, nbhd: Neighborhoods, retained_variance: float = 0.9) -> tuple[np.ndarray, np.ndarray]:
+    """Local PCA of every neighbourhood from the eigenvalues of its Gram matrix
+    ``Q_i = (N - x_i 1)^T (N - x_i 1)`` (004 eq. 3), whose non-zero eigenvalues are those of the
+    local scatter ``C_i = (N - x_i 1)(N - x_i 1)^T`` (004 §3, Appendix).
+
+    Returns
+    -------
+    m : int array of shape (n_samples,)
+        ``m_i``, the fewest leading eigenvalues retaining the fraction ``v = retained_variance``
+        of their sum (004 §3.1; majority voting over ``m_i`` gives an overall dimension).
+    sigma2 : float array of shape (n_samples,)
+        ``sigma_i^2``, the mean of the ``k - m_i`` remaining eigenvalues of ``Q_i`` (004 §3.2:
+        probabilistic PCA's ``1/(d - m) sum_{j > m} lambda_j`` read on the ``k x k`` matrix that
+        is regularised, so that it needs the distances only, eq. 5); 0 when ``m_i = k``.  This is
+        the ridge of ``lle_weights(reg_mode='auto')`` (which floors it at ``1e-12 tr(Q_i)``).
+    """
+    X = check_finite(X)
+    _check_retained_variance(retained_variance)
+    m = np.zeros(nbhd.n_samples, dtype=np.int64)
+    sigma2 = np.zeros(nbhd.n_samples)
+    for chunk, idx in _batches(nbhd):
+        diff = X[chunk][:, None, :] - X[idx]
+        m[chunk], sigma2[chunk], _ = _local_spectrum(diff @ diff.transpose(0, 2, 1), retained_variance)
+    return m, sigma2
+
+
+def max_sq_distance(X) -> float:
+    """``max_ij ||x_i - x_j||^2`` (the ``max(D)`` of 004 eq. 8) without an ``n x n`` matrix.
+
+    Row blocks of the upper triangle of the expansion ``|x|^2 + |z|^2 - 2 x.z`` (on centred
+    data, the products through BLAS) locate the farthest pair; its distance is then recomputed
+    exactly as ``sum((x_i - x_j)^2)``.
+    """
+    X = check_finite(X)
+    n = len(X)
+    if n < 2:
+        return 0.0
+    Xc = X - X.mean(axis=0)
+    sq = np.einsum("ij,ij->i", Xc, Xc)
+    XT = np.asfortranarray(Xc.T)  # (d, n): BLAS reads it without a copy
+    best, pair = -np.inf, (0, 0)
+    for start in range(0, n, 2 * _CHUNK):
+        stop = min(start + 2 * _CHUNK, n)
+        # rows start:stop against columns start:n, a C-ordered (rows, n - start) block
+        block = blas.dgemm(-2.0, XT[:, start:], XT[:, start:stop], trans_a=True).T
+        block += sq[None, start:]
+        block += sq[start:stop, None]
+        i, j = divmod(int(np.argmax(block)), block.shape[1])
+        if block[i, j] > best:
+            best, pair = block[i, j], (start + i, start + j)
+    diff = X[pair[0]] - X[pair[1]]
+    return float(diff @ diff)
+
+
+def class_penalized_coordinates(X, y, penalty: float) -> np.ndarray:
+    """Coordinates whose squared distances are ``D' = D + penalty * Delta`` (004 eq. 8 with
+    ``penalty = alpha * max(D)``), ``Delta_ij = 1`` when ``y_i != y_j``.
+
+    ``X`` with ``sqrt(penalty / 2)`` times the one-hot code of ``y`` appended: two one-hot codes
+    differ by ``|e_a - e_b|^2 = 2`` when ``a != b``.  So ``D'`` is a Euclidean distance matrix,
+    a neighbour search on these coordinates is the search under ``D'``, and their local Gram
+    matrices (eq. 3) are those of eq. 5 computed from ``D'``.
+    """
+    X = check_finite(X)
+    if not penalty >= 0:
+        raise ValueError(f"penalty must be >= 0, got {penalty!r}.")
+    _, codes = np.unique(np.asarray(y), return_inverse=True)
+    onehot = np.zeros((len(X), codes.max(initial=0) + 1))
+    onehot[np.arange(len(X)), codes.ravel()] = np.sqrt(penalty / 2.0)
+    return np.hstack([X, onehot])
 
 
 def _solve_regularized(Q: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -3,14 +3,14 @@
 ``METHODS[name]`` is a :class:`MethodSpec`; :func:`make_estimator` builds one estimator and
 :func:`max_components` says how many projections a method can return.
 
-``sklearn_lle`` is scikit-learn's :class:`~sklearn.manifold.LocallyLinearEmbedding` (standard,
-dense eigensolver), drawn beside LEA in embedding figures; ``lle`` below is the project's own.
+``lle`` and ``slle`` are :class:`~locproj.methods.SupervisedLLE` (paper 004; ``lle`` with
+``alpha = 0``), nonlinear embeddings with the out-of-sample map of 004 §2; ``sklearn_lle`` is
+scikit-learn's :class:`~sklearn.manifold.LocallyLinearEmbedding` (standard, dense eigensolver),
+drawn beside LEA in embedding figures.
 
 Planned (documented placeholders, not implemented; :func:`make_estimator` raises
 ``NotImplementedError`` naming the source):
 
-* ``lle``  -- LLE with out-of-sample mapping (paper 004 §2, §3);
-* ``slle`` -- supervised LLE, distance ``+ alpha * max distance`` across classes (004 §4);
 * ``gpk``, ``lpk`` -- global / local projection kernels with SVMs (paper 002).
 """
 
@@ -31,6 +31,7 @@ from .methods import (
     LocalLearningProjection,
     LocallyEmbeddedAnalysis,
     LocalityPreservingProjection,
+    SupervisedLLE,
 )
 
 __all__ = ["MethodSpec", "METHODS", "PLANNED", "make_estimator", "max_components"]
@@ -90,6 +91,14 @@ def _pca(**params) -> PCA:
     return PCA(svd_solver="full", **params)
 
 
+_LLE = ("n_neighbors", "reg", "retained_variance", "n_subset", "eigen_solver", "random_state")
+
+
+def _lle(**params) -> SupervisedLLE:
+    """LLE with out-of-sample mapping (paper 004 §2-3): SLLE without labels (alpha = 0)."""
+    return SupervisedLLE(alpha=0.0, **params)
+
+
 METHODS: dict[str, MethodSpec] = {
     spec.name: spec
     for spec in [
@@ -106,12 +115,12 @@ METHODS: dict[str, MethodSpec] = {
         MethodSpec("lfda", LocalFisherDiscriminantAnalysis, ("n_neighbors", "column_scaling"), True,
                    _rank_bound),
         MethodSpec("sklearn_lle", _sklearn_lle, ("n_neighbors", "reg"), False, _rank_bound),
+        MethodSpec("lle", _lle, _LLE, False, _rank_bound),
+        MethodSpec("slle", SupervisedLLE, _LLE + ("alpha",), True, _rank_bound),
     ]
 }
 
 PLANNED: dict[str, str] = {
-    "lle": "LLE with out-of-sample mapping (de Ridder & Duin 2002, paper 004)",
-    "slle": "supervised LLE (de Ridder & Duin 2002, paper 004 §4)",
     "gpk": "global projection kernel (Gönen & Alpaydın 2010, paper 002)",
     "lpk": "local projection kernel (Gönen & Alpaydın 2010, paper 002)",
 }

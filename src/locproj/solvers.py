@@ -55,6 +55,7 @@ import numpy as np
 import scipy.linalg
 from scipy import sparse
 from scipy.linalg import blas, lapack
+from scipy.sparse.linalg import LinearOperator, eigsh, splu
 
 from ._eigh import eigh_selected
 from ._memo import LastInput, remembered
@@ -577,3 +578,48 @@ def fix_signs(P: np.ndarray) -> np.ndarray:
     signs = np.sign(P[idx, np.arange(P.shape[1])])
     signs[signs == 0] = 1.0
     return P * signs
+
+
+# --------------------------------------------------------------------------- LLE's sparse eigenproblem
+
+_SHIFT = 1e-10  # shift-invert around sigma = -_SHIFT * mean(diag M): M - sigma I is positive definite
+
+
+def bottom_eigenvectors(M, n_components: int, eigen_solver: str = "arpack", random_state=None):
+    """The ``n_components`` bottom eigenvectors of the symmetric PSD ``M`` orthogonal to the
+    constant vector (``M 1 = 0``), scaled to ``(1/n) Y^T Y = I`` (paper 004 §2).
+
+    ``n_components + 1`` bottom eigenvectors ``V`` are computed (ARPACK shift-invert, or dense),
+    projected off the constant vector, and the best ``n_components``-dimensional subspace of the
+    projection is taken and diagonalised (Rayleigh-Ritz), so a multiple eigenvalue 0 is handled.
+    Returns ``(Y, eigenvalues)``, eigenvalues ascending, the largest ``|entry|`` of each column
+    positive.
+    """
+    M = sparse.csc_array(M)
+    n = M.shape[0]
+    m = int(n_components)
+    if eigen_solver == "dense":
+        _, V = scipy.linalg.eigh(M.toarray(), subset_by_index=[0, m])
+    elif eigen_solver == "arpack":
+        if m + 1 >= n:
+            raise ValueError(f"eigen_solver='arpack' needs n_components + 1 < n_samples, got "
+                             f"n_components={m} and {n} samples; use eigen_solver='dense'.")
+        shift = _SHIFT * max(float(M.diagonal().mean()), np.finfo(float).tiny)
+        lu = splu(sparse.csc_array(M + shift * sparse.eye_array(n, format="csc")), permc_spec="MMD_AT_PLUS_A",
+                  diag_pivot_thresh=0.0, options={"SymmetricMode": True})
+        from sklearn.utils import check_random_state
+
+        v0 = check_random_state(random_state).uniform(-1.0, 1.0, n)
+        OPinv = LinearOperator((n, n), matvec=lu.solve, dtype=float)
+        _, V = eigsh(M, k=m + 1, sigma=-shift, which="LM", OPinv=OPinv, v0=v0, tol=0.0)
+    else:
+        raise ValueError(f"eigen_solver must be 'arpack' or 'dense', got {eigen_solver!r}.")
+    P = V - V.mean(axis=0)  # off the constant vector
+    U = scipy.linalg.svd(P, full_matrices=False)[0][:, :m]
+    H = U.T @ (M @ U)
+    eigenvalues, R = scipy.linalg.eigh(0.5 * (H + H.T))
+    Y = np.sqrt(n) * (U @ R)
+    Y -= Y.mean(axis=0)  # exactly centred (to rounding)
+    big = np.argmax(np.abs(Y), axis=0)
+    Y *= np.where(Y[big, np.arange(m)] < 0, -1.0, 1.0)
+    return Y, eigenvalues

@@ -10,6 +10,7 @@ from .lfda import LocalFisherDiscriminantAnalysis
 from .linear import Fisherfaces
 from .llp import LocalLearningProjection
 from .lpp import LocalityPreservingProjection
+from .slle import SupervisedLLE
 
 __all__ = [
     "Fisherfaces",
@@ -18,4 +19,5 @@ __all__ = [
     "LocalLearningProjection",
     "LocallyEmbeddedAnalysis",
     "LocalityPreservingProjection",
+    "SupervisedLLE",
 ]

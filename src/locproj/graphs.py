@@ -126,11 +126,15 @@ def _check_n_neighbors(n_neighbors, group_size: int, what: str) -> int:
     if isinstance(n_neighbors, str):
         if n_neighbors != "all":
             raise ValueError(f"n_neighbors must be a positive int or 'all', got {n_neighbors!r}.")
-        if group_size < 2:
-            raise ValueError(f"{what} has only {group_size} sample; every point needs at least one neighbour.")
-        return group_size - 1
-    if not isinstance(n_neighbors, (int, np.integer)) or isinstance(n_neighbors, bool) or n_neighbors < 1:
+    elif not isinstance(n_neighbors, (int, np.integer)) or isinstance(n_neighbors, bool) or n_neighbors < 1:
         raise ValueError(f"n_neighbors must be a positive int or 'all', got {n_neighbors!r}.")
+    if group_size < 2:
+        fix = ("remove that class's samples, add samples to it, or use supervised=False"
+               if what.startswith("class") else "pass at least 2 samples")
+        raise ValueError(f"{what} has only {group_size} sample, but every point needs at least one "
+                         f"neighbour{' of its own class' if what.startswith('class') else ''}; {fix}.")
+    if isinstance(n_neighbors, str):  # 'all'
+        return group_size - 1
     if n_neighbors >= group_size:
         raise ValueError(
             f"n_neighbors={n_neighbors} but {what} has only {group_size} samples; "
@@ -402,8 +406,8 @@ def _lle_ridge(Q: np.ndarray, reg: float, reg_mode: str, retained_variance: floa
     """Per-neighbourhood ridge added to the local Gram matrices ``Q`` (shape (m, k, k))."""
     if reg_mode == "trace":  # 001 §3.3: r * sum_j lambda_G^(j) = r * tr(G_i)
         return reg * np.trace(Q, axis1=1, axis2=2)
-    if reg_mode == "fixed":  # 004 eq. 4: Q + r I
-        return np.full(len(Q), float(reg))
+    if reg_mode == "fixed":  # 004 eq. 4: Q + r I (r one number, or one per neighbourhood)
+        return np.broadcast_to(np.asarray(reg, dtype=float), (len(Q),))
     if reg_mode == "auto":  # 004 §3.2: sigma^2 = mean of the eigenvalues beyond the first m_i
         _, sigma2, total = _local_spectrum(Q, retained_variance)
         floor = 1e-12 * total  # keep Q + sigma^2 I invertible when m_i = k
@@ -439,7 +443,8 @@ def lle_weights(X, nbhd: Neighborhoods, reg: float = 1e-3, reg_mode: str = "trac
     ``G_i[j, l] = (x_i - x_j)^T (x_i - x_l)`` regularised as
 
     * ``reg_mode='trace'``: ``G_i + r * tr(G_i) I`` (001 §3.3, ``r * sum_j lambda_G^(j)``);
-    * ``reg_mode='fixed'``: ``G_i + r I`` (004 §2);
+    * ``reg_mode='fixed'``: ``G_i + r I`` (004 §2), ``r`` a number or one per sample (e.g. the
+      ``ridge`` of :func:`local_pca`, which is what ``'auto'`` computes);
     * ``reg_mode='auto'``: ``G_i + sigma_i^2 I`` with ``sigma_i^2`` the mean of the eigenvalues
       of ``G_i`` beyond the first ``m_i``, ``m_i`` the fewest retaining the fraction
       ``retained_variance`` of their sum (004 §3.2; ``reg`` is ignored; the reading is spelled
@@ -452,12 +457,15 @@ def lle_weights(X, nbhd: Neighborhoods, reg: float = 1e-3, reg_mode: str = "trac
     """
     X = check_finite(X)
     _check_retained_variance(retained_variance)
-    if reg < 0:
+    if np.any(np.asarray(reg) < 0):
         raise ValueError(f"reg must be >= 0, got {reg!r}.")
+    per_point = np.ndim(reg) > 0
+    if per_point and (reg_mode != "fixed" or np.shape(reg) != (nbhd.n_samples,)):
+        raise ValueError("a per-sample reg needs reg_mode='fixed' and one value per sample.")
     pieces = []
     for chunk, idx in _batches(nbhd):
         diff = X[chunk][:, None, :] - X[idx]  # (m, k, d): x_i - x_j
-        pieces.append((chunk, _affine_weights(diff, reg, reg_mode, retained_variance)))
+        pieces.append((chunk, _affine_weights(diff, reg[chunk] if per_point else reg, reg_mode, retained_variance)))
     return _scatter_rows(nbhd, pieces)
 
 
@@ -522,14 +530,22 @@ def local_pca(X, nbhd: Neighborhoods, retained_variance: float = 0.9) -> tuple[n
         is regularised, so that it needs the distances only, eq. 5); 0 when ``m_i = k``.  This is
         the ridge of ``lle_weights(reg_mode='auto')`` (which floors it at ``1e-12 tr(Q_i)``).
     """
+    m, sigma2, _ = local_pca_and_ridge(X, nbhd, retained_variance)
+    return m, sigma2
+
+
+def local_pca_and_ridge(X, nbhd: Neighborhoods, retained_variance: float = 0.9):
+    """:func:`local_pca` plus the ridge ``lle_weights(reg_mode='auto')`` adds (``sigma_i^2``
+    floored at ``1e-12 tr(Q_i)``), from one eigen-decomposition per neighbourhood."""
     X = check_finite(X)
     _check_retained_variance(retained_variance)
     m = np.zeros(nbhd.n_samples, dtype=np.int64)
-    sigma2 = np.zeros(nbhd.n_samples)
+    sigma2, ridge = np.zeros(nbhd.n_samples), np.zeros(nbhd.n_samples)
     for chunk, idx in _batches(nbhd):
         diff = X[chunk][:, None, :] - X[idx]
-        m[chunk], sigma2[chunk], _ = _local_spectrum(diff @ diff.transpose(0, 2, 1), retained_variance)
-    return m, sigma2
+        m[chunk], sigma2[chunk], total = _local_spectrum(diff @ diff.transpose(0, 2, 1), retained_variance)
+        ridge[chunk] = np.maximum(sigma2[chunk], 1e-12 * total)
+    return m, sigma2, ridge
 
 
 def max_sq_distance(X) -> float:

@@ -331,6 +331,8 @@ def _at_a(A: np.ndarray) -> np.ndarray:
     Symmetric matrices in this module are read through their upper triangle (``eigh(...,
     lower=False)``, ``dpotrf(lower=False)``), so the mirror image is never formed.
     """
+    if A.size == 0:  # BLAS refuses zero leading dimensions (and prints to stderr)
+        return np.zeros((A.shape[1], A.shape[1]), order="F")
     return blas.dsyrk(1.0, np.ascontiguousarray(A).T)
 
 
@@ -425,7 +427,19 @@ def solve_embedding(X, L, B=None, *, constraint: str = "B", n_components: int | 
     else:
         N, regularized = _regularized(N, ridge, singular_rcond)
     scale = _eigenvalue_scale(M, N)
-    lam, A = _eigh_sorted(M, N, maximize, k, resolve_degenerate, degenerate_rtol, scale)
+    if not (np.all(np.isfinite(M)) and (N is None or np.all(np.isfinite(N)))):
+        raise ValueError(
+            "the reduced eigenproblem has non-finite entries: the graph or constraint matrix "
+            "overflowed (X or the graph weights too large); rescale X, e.g. by "
+            "sklearn.preprocessing.StandardScaler.")
+    try:
+        lam, A = _eigh_sorted(M, N, maximize, k, resolve_degenerate, degenerate_rtol, scale)
+    except np.linalg.LinAlgError as error:
+        raise ValueError(
+            f"the reduced {r} x {r} eigenproblem could not be solved ({error}): the graph or "
+            "constraint matrix is numerically degenerate, as with many exact duplicate rows; "
+            "remove duplicate rows (np.unique(X, axis=0)), reduce n_neighbors or raise the "
+            "regularisation.") from error
     if resolve_degenerate:
         rtol = max(degenerate_rtol, _RIDGE_CLUSTER_FACTOR * ridge) if regularized else degenerate_rtol
         A = _resolve_degenerate(lam, A, basis, rtol, scale)
@@ -520,7 +534,7 @@ def _eigh_sorted(M, N, maximize: bool, k: int, resolve_degenerate: bool, rtol: f
 
 
 def _eigenvalue_scale(M, N) -> float:
-    n_scale = 1.0 if N is None else float(np.mean(np.diag(N)))
+    n_scale = 1.0 if N is None or len(N) == 0 else float(np.mean(np.diag(N)))
     scale = float(np.abs(M).max(initial=0.0)) / (n_scale if n_scale > 0 else 1.0)
     return scale if scale > 0 else np.finfo(float).tiny
 
@@ -615,7 +629,10 @@ def bottom_eigenvectors(M, n_components: int, eigen_solver: str = "arpack", rand
     else:
         raise ValueError(f"eigen_solver must be 'arpack' or 'dense', got {eigen_solver!r}.")
     P = V - V.mean(axis=0)  # off the constant vector
-    U = scipy.linalg.svd(P, full_matrices=False)[0][:, :m]
+    # the best m-dimensional subspace of P: its leading left singular vectors, from the small
+    # (m + 1) x (m + 1) Gram matrix (V is orthonormal, so P is well conditioned on that subspace)
+    s2, R = scipy.linalg.eigh(P.T @ P)
+    U = P @ (R[:, ::-1][:, :m] / np.sqrt(s2[::-1][:m]))
     H = U.T @ (M @ U)
     eigenvalues, R = scipy.linalg.eigh(0.5 * (H + H.T))
     Y = np.sqrt(n) * (U @ R)

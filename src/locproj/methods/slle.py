@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -17,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import graphs
 from ..solvers import bottom_eigenvectors
+from ._base import check_fit_values
 
 _EIGEN_SOLVERS = ("auto", "arpack", "dense")
 _DENSE_MAX = 200  # eigen_solver='auto': a dense eigh up to this many samples, ARPACK beyond
@@ -189,7 +191,7 @@ class SupervisedLLE(TransformerMixin, BaseEstimator):
         # stage I on all samples: m_i (§3.1) and sigma_i^2 (§3.2)
         Z = self._coordinates(X, y)
         nbhd = graphs.kneighbors(Z, k)
-        m_i, sigma2 = graphs.local_pca(Z, nbhd, v)
+        m_i, sigma2, ridge = graphs.local_pca_and_ridge(Z, nbhd, v)
         n_components = self._dimension(m_i)
 
         # subset selection (§3.3), then stage I again on the subset
@@ -206,6 +208,8 @@ class SupervisedLLE(TransformerMixin, BaseEstimator):
                              f"(an embedding of {p} samples without its constant eigenvector); "
                              "use a smaller n_components or more samples.")
         reg, reg_mode = self._regularisation()
+        if reg_mode == "auto" and self.n_subset is None:  # the ridge of the first stage I, not recomputed
+            reg, reg_mode = ridge, "fixed"
         W = graphs.lle_weights(Z, nbhd, reg=reg, reg_mode=reg_mode, retained_variance=v)
 
         # stage II
@@ -245,7 +249,7 @@ class SupervisedLLE(TransformerMixin, BaseEstimator):
     def transform(self, X):
         """Map new points by the reconstruction weights of their nearest reference points."""
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_data(self, X, reset=False, dtype=np.float64, order="C")
         return self._map(X, self.embedding_[self.subset_])
 
     def _map(self, X, Y):
@@ -312,13 +316,20 @@ class SupervisedLLE(TransformerMixin, BaseEstimator):
 
     def _validate_fit_data(self, X, y):
         if not self._needs_labels():
-            return validate_data(self, X, ensure_min_samples=2, dtype=np.float64), None
+            X = validate_data(self, X, ensure_min_samples=2, dtype=np.float64, order="C")
+            check_fit_values(self, X)
+            return X, None
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None "
                              "(alpha > 0 adds alpha * max(D) to the distances between classes, eq. 8); "
                              "pass the class labels y or set alpha=0.")
-        X, y = validate_data(self, X, y, ensure_min_samples=2, dtype=np.float64)
+        X, y = validate_data(self, X, y, ensure_min_samples=2, dtype=np.float64, order="C")
         check_classification_targets(y)
+        check_fit_values(self, X)
+        if len(np.unique(y)) < 2:  # Delta = 0: D' = D (eq. 8), SLLE is LLE
+            warnings.warn(f"SupervisedLLE: y holds a single class, so alpha={self.alpha} changes no "
+                          "distance (eq. 8) and this is plain LLE; pass labels of at least two classes "
+                          "or set alpha=0 to silence this warning.", UserWarning, stacklevel=4)
         return X, y
 
     def _needs_labels(self) -> bool:

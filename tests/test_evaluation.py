@@ -3,6 +3,8 @@
 import numpy as np
 import pytest
 from sklearn.neighbors import KNeighborsClassifier, NearestCentroid
+from sklearn.discriminant_analysis import LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis
+from sklearn.neighbors import KNeighborsClassifier
 from sklearn.svm import SVC
 
 from locproj.evaluation import (
@@ -134,3 +136,20 @@ def test_rejects_unknown_classifier_and_bad_p(projected):
         predict_all_p(Z_train, y_train, Z_test, classifier="lda")
     with pytest.raises(ValueError, match="p must lie"):
         predict_at_p(Z_train, y_train, Z_test, 13)
+
+
+@pytest.mark.parametrize("classifier, params, expected", [
+    ("knn", {"n_neighbors": 5}, lambda: KNeighborsClassifier(n_neighbors=5)),
+    ("ldc", {}, lambda: LinearDiscriminantAnalysis()),
+    ("qdc", {}, lambda: QuadraticDiscriminantAnalysis(reg_param=0.01)),
+    ("qdc", {"reg_param": 0.5}, lambda: QuadraticDiscriminantAnalysis(reg_param=0.5)),
+])
+def test_paper_004s_classifiers_are_scikit_learns_fitted_per_p(projected, classifier, params, expected):
+    Z_train, y_train, Z_test, _ = projected
+    predictions = predict_all_p(Z_train, y_train, Z_test, classifier=classifier, classifier_params=params,
+                                p_values=[2, 4])
+    for column, p in enumerate((2, 4)):
+        np.testing.assert_array_equal(predictions[:, column],
+                                      expected().fit(Z_train[:, :p], y_train).predict(Z_test[:, :p]))
+    knn_1 = predict_all_p(Z_train, y_train, Z_test, classifier="knn", p_values=[3])
+    np.testing.assert_array_equal(knn_1, predict_all_p(Z_train, y_train, Z_test, classifier="1nn", p_values=[3]))

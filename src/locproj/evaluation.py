@@ -41,7 +41,18 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from scipy.linalg import blas
 
-CLASSIFIERS = ("1nn", "nearest_mean", "svm")
+CLASSIFIERS = ("1nn", "nearest_mean", "svm", "knn", "ldc", "qdc")
+
+#: Classifiers fitted per p with scikit-learn (paper 004's LDC, QDC, k-NN and SVC): the estimator
+#: and its default parameters, which ``classifier_params`` update. QDC's covariances are
+#: regularised, ``(1 - r) S_c + r I`` with r = 0.01 (``reg_param``): with few samples per class and
+#: several dimensions the plain class covariances are singular.
+SKLEARN_CLASSIFIERS = {
+    "svm": ("sklearn.svm", "SVC", {}),
+    "knn": ("sklearn.neighbors", "KNeighborsClassifier", {"n_neighbors": 1}),
+    "ldc": ("sklearn.discriminant_analysis", "LinearDiscriminantAnalysis", {}),
+    "qdc": ("sklearn.discriminant_analysis", "QuadraticDiscriminantAnalysis", {"reg_param": 0.01}),
+}
 
 #: Working-set budget per chunk of test rows; 1 MiB keeps the score array in a core's L2 cache.
 DEFAULT_MAX_BYTES = 1 << 20
@@ -188,10 +199,13 @@ def class_centroids(Z_train, y_train):
     return classes, sums / np.bincount(codes)[:, None]
 
 
-def _svm_predictions(Z_train, y_train, Z_test, p_values, params):
-    from sklearn.svm import SVC
+def _sklearn_predictions(classifier, Z_train, y_train, Z_test, p_values, params):
+    """One scikit-learn classifier (:data:`SKLEARN_CLASSIFIERS`) fitted and applied per p."""
+    import importlib
 
-    columns = [SVC(**params).fit(Z_train[:, :p], y_train).predict(Z_test[:, :p]) for p in p_values]
+    module, name, defaults = SKLEARN_CLASSIFIERS[classifier]
+    make = getattr(importlib.import_module(module), name)
+    columns = [make(**{**defaults, **params}).fit(Z_train[:, :p], y_train).predict(Z_test[:, :p]) for p in p_values]
     return np.stack(columns, axis=1)
 
 
@@ -206,7 +220,7 @@ def _predict(Z_train, y_train, Z_test, p_values, classifier, classifier_params, 
     Z_train, Z_test = _as_2d_float(Z_train), _as_2d_float(Z_test)
     n_cols = min(Z_train.shape[1], Z_test.shape[1])
     p_values = np.arange(1, n_cols + 1) if p_values is None else p_values
-    return _svm_predictions(Z_train, y_train, Z_test, p_values, dict(classifier_params or {}))
+    return _sklearn_predictions(classifier, Z_train, y_train, Z_test, p_values, dict(classifier_params or {}))
 
 
 def predict_all_p(
@@ -228,8 +242,9 @@ def predict_all_p(
         Projected training data; column order is the projection order.
     y_train : array-like of shape (n_train,)
     Z_test : array-like of shape (n_test, P)
-    classifier : {'1nn', 'nearest_mean', 'svm'}
-        ``'svm'`` fits one :class:`sklearn.svm.SVC` per p with ``classifier_params``.
+    classifier : {'1nn', 'nearest_mean', 'svm', 'knn', 'ldc', 'qdc'}
+        ``'svm'``, ``'knn'``, ``'ldc'`` and ``'qdc'`` fit one scikit-learn classifier per p
+        (:data:`SKLEARN_CLASSIFIERS`) with ``classifier_params``.
     classifier_params : dict, optional
         Keyword arguments of the classifier (used by ``'svm'``, e.g. kernel, C).
     p_values : sequence of int, optional

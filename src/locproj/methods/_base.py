@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,20 +32,90 @@ class GraphProblem:
     constraint_scale: float = 1.0
 
 
+class RankDeficiencyWarning(UserWarning):
+    """Fewer components than ``min(n_samples - 1, n_features)`` were kept: the centred training
+    data are rank-deficient (the message says how many and why)."""
+
+
+def _unsupervised_fix(estimator) -> str:
+    return " or set supervised=False" if "supervised" in estimator.get_params() else ""
+
+
+def check_fit_values(estimator, X: np.ndarray) -> None:
+    """The degenerate-input contract shared by every estimator (docs/methods.md, "Degenerate
+    input"): a clear ``ValueError`` for values whose squares overflow float64, for data in which
+    every sample is the same point (rank 0: there is no direction to project onto) and for
+    differences so small that their squares underflow."""
+    name = type(estimator).__name__
+    n, d = X.shape
+    largest = float(np.abs(X).max(initial=0.0))
+    # squared distances, scatter and Gram matrices sum up to n * d squares of differences (2 max|x|)
+    limit = np.sqrt(np.finfo(np.float64).max) / (2.0 * n * d)
+    if largest > limit:
+        raise ValueError(
+            f"{name}: X has entries up to {largest:.3g} in absolute value, so squared distances and "
+            f"scatter matrices would overflow float64 (limit {limit:.3g} for {n} x {d} data); "
+            "rescale X first, e.g. X / np.abs(X).max() or sklearn.preprocessing.StandardScaler."
+        )
+    spread = float(np.ptp(X, axis=0).max(initial=0.0)) if n else 0.0
+    if spread == 0:
+        raise ValueError(
+            f"{name}: all {n} samples of X are identical (constant data: the centred data have "
+            "rank 0), so there is no direction to project onto; pass at least two distinct samples."
+        )
+    # squares of differences must stay normal numbers with a full mantissa
+    tiny = np.sqrt(np.finfo(np.float64).tiny) / np.finfo(np.float64).eps
+    if spread < tiny:
+        raise ValueError(
+            f"{name}: the samples of X differ by at most {spread:.3g}, so squared distances and "
+            f"scatter matrices would underflow float64 (limit {tiny:.3g}); rescale X first, e.g. "
+            "X / np.abs(X).max() or sklearn.preprocessing.StandardScaler."
+        )
+
+
+def check_fit_classes(estimator, y: np.ndarray) -> None:
+    """A supervised fit needs at least two classes (clear ``ValueError`` naming the fix)."""
+    classes = np.unique(y)
+    if len(classes) < 2:
+        label = classes[0].item() if isinstance(classes[0], np.generic) else classes[0]
+        raise ValueError(
+            f"{type(estimator).__name__} is supervised and needs at least 2 classes in y, got 1 "
+            f"(class {label!r}); pass labels of at least two classes{_unsupervised_fix(estimator)}."
+        )
+
+
 def validate_fit_data(estimator, X, y, supervised: bool):
-    """``validate_data`` for fit; labels are required (and must be classes) when supervised."""
+    """``validate_data`` for fit; labels are required (and must be classes) when supervised.
+
+    Any dtype and memory layout is accepted (converted to C-ordered float64 by scikit-learn's
+    ``validate_data``); :func:`check_fit_values` and :func:`check_fit_classes` apply the
+    degenerate-input contract."""
     if supervised:
         if y is None:
             raise ValueError(
                 f"{type(estimator).__name__} requires y to be passed, but the target y is None "
                 "(supervised: y holds the class labels); "
-                "pass y or set supervised=False."
+                f"pass y{_unsupervised_fix(estimator)}."
             )
-        X, y = validate_data(estimator, X, y, ensure_min_samples=2, dtype=np.float64)
+        X, y = validate_data(estimator, X, y, ensure_min_samples=2, dtype=np.float64, order="C")
         check_classification_targets(y)
+        check_fit_values(estimator, X)
+        check_fit_classes(estimator, y)
         return X, y
-    X = validate_data(estimator, X, ensure_min_samples=2, dtype=np.float64)
+    X = validate_data(estimator, X, ensure_min_samples=2, dtype=np.float64, order="C")
+    check_fit_values(estimator, X)
     return X, None
+
+
+def warn_rank_deficient(estimator, kept: int, n_samples: int, n_features: int, why: str) -> None:
+    """:class:`RankDeficiencyWarning` when ``n_components=None`` kept fewer than
+    ``min(n_samples - 1, n_features)`` components."""
+    full = min(n_samples - 1, n_features)
+    if estimator.n_components is None and kept < full:
+        warnings.warn(
+            f"{type(estimator).__name__}: kept {kept} component{'s' if kept != 1 else ''} of "
+            f"min(n_samples - 1, n_features) = {full}: {why}.  Set n_components <= {kept} to "
+            "silence this warning.", RankDeficiencyWarning, stacklevel=3)
 
 
 def scale_columns(P: np.ndarray, column_scaling: str, constraint_scale: float = 1.0,
@@ -80,7 +151,7 @@ class LinearProjection(TransformerMixin, BaseEstimator):
     def transform_first(self, X, n_columns):
         """The first ``n_columns`` columns of ``transform(X)`` (all for None), computing only those."""
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_data(self, X, reset=False, dtype=np.float64, order="C")
         return (X - self.mean_) @ self.components_[:n_columns].T
 
     def __sklearn_tags__(self):
@@ -105,11 +176,16 @@ class GraphEmbeddingTransformer(LinearProjection):
         problem = self._problem(X, y)
         emb = solve_embedding(X, problem.L, problem.B, constraint=problem.constraint,
                               n_components=self.n_components, maximize=problem.maximize)
+        if emb.rank == 0:  # unreachable after check_fit_values, kept as the contract's backstop
+            raise ValueError(f"{type(self).__name__}: the centred training data have numerical rank 0; "
+                             "pass samples that differ, or rescale X.")
         P = scale_columns(emb.components, self.column_scaling, problem.constraint_scale)
         self.components_ = P.T
         self.mean_ = emb.mean
         self.eigenvalues_ = emb.eigenvalues
         self.n_components_ = P.shape[1]
+        warn_rank_deficient(self, emb.rank, *X.shape,
+                            f"the centred training data have rank {emb.rank}")
         return self
 
 

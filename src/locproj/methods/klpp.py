@@ -88,6 +88,12 @@ class KernelLPP(TransformerMixin, BaseEstimator):
             K = self.centerer_.transform(K)
         L, D = lpp_graph(X, y, self.n_neighbors, self.weight, self.t, self.supervised)
         emb = solve_embedding(K, L, D, center=False, symmetric=True)
+        if emb.n_available == 0:
+            raise ValueError(
+                f"KernelLPP: the {'centred ' if self.center_kernel else ''}kernel matrix is numerically "
+                f"zero (kernel={self.kernel!r}, gamma={self.gamma!r}): the kernel does not tell the "
+                "samples apart at the scale of X; rescale X or choose another kernel parameter "
+                "(e.g. a larger gamma).")
         k = check_n_components(self.n_components, emb.n_available)
         # scale every column, then cut: the RKHS norms (a product with K) then do not depend
         # on how many columns were asked for, and prefixes stay bit-identical
@@ -100,7 +106,7 @@ class KernelLPP(TransformerMixin, BaseEstimator):
     def transform(self, X):
         """Project ``X``: ``k(X, X_fit_) @ dual_coef_`` (003 eq. 25)."""
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_data(self, X, reset=False, dtype=np.float64, order="C")
         K = self._kernel(X, self.X_fit_)
         if self.centerer_ is not None:
             K = self.centerer_.transform(K)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.decomposition import PCA
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
 from ..solvers import fix_signs
-from ._base import LinearProjection, scale_columns, validate_fit_data
+from ._base import LinearProjection, RankDeficiencyWarning, scale_columns, validate_fit_data
 
 
 class Fisherfaces(LinearProjection):
@@ -55,9 +57,13 @@ class Fisherfaces(LinearProjection):
         """Fit PCA then LDA on ``(X, y)``."""
         X, y = validate_fit_data(self, X, y, supervised=True)
         n, d = X.shape
-        n_classes = len(np.unique(y))
-        if n_classes < 2:
-            raise ValueError("Fisherfaces needs at least 2 classes, got 1.")
+        classes, y_index = np.unique(y, return_inverse=True)
+        n_classes = len(classes)
+        if n <= n_classes:
+            raise ValueError(
+                f"Fisherfaces needs more samples than classes, got {n} samples in {n_classes} "
+                "classes (one sample per class leaves no within-class scatter to estimate); "
+                "add samples to the classes.")
         pca = PCA(svd_solver="covariance_eigh" if d <= n else "full").fit(X)
         tol = 10 * max(n, d) * np.finfo(float).eps
         rank = int(np.sum(pca.explained_variance_ > tol * pca.explained_variance_[0]))
@@ -65,6 +71,15 @@ class Fisherfaces(LinearProjection):
         # n <= d, rank = n - 1 and this is Belhumeur's N - c; it also holds when n - c >= d.
         n_pca = max(1, rank - (n_classes - 1))
         Z = (X - pca.mean_) @ pca.components_[:n_pca].T
+        # LDA divides by the between-class scatter: refuse when the class means coincide
+        means = np.zeros((n_classes, n_pca))
+        np.add.at(means, y_index, Z)
+        means /= np.bincount(y_index)[:, None]
+        between = float(np.sum(np.bincount(y_index) * np.einsum("ij,ij->i", means, means)))
+        if not between > tol * float(np.einsum("ij,ij->", Z, Z)):
+            raise ValueError(
+                "Fisherfaces: the class means coincide (no between-class scatter, e.g. the same "
+                "samples in every class), so there is no discriminant direction; check the labels y.")
         lda = LinearDiscriminantAnalysis(solver=self.solver).fit(Z, y)
         available = min(n_classes - 1, n_pca, lda.scalings_.shape[1])
         k = available if self.n_components is None else self.n_components
@@ -73,6 +88,12 @@ class Fisherfaces(LinearProjection):
                 f"n_components={self.n_components} but Fisherfaces has only {available} "
                 f"components available (at most c - 1 = {n_classes - 1}); use a smaller value."
             )
+        if self.n_components is None and available < n_classes - 1:
+            warnings.warn(
+                f"Fisherfaces: kept {available} of c - 1 = {n_classes - 1} components: the centred "
+                f"training data have rank {rank}, and the PCA step keeps rank - (c - 1) = {n_pca}.  "
+                f"Set n_components <= {available} to silence this warning.",
+                RankDeficiencyWarning, stacklevel=2)
         # map every available column, then cut: prefixes stay bit-identical across n_components
         P = fix_signs(pca.components_[:n_pca].T @ lda.scalings_[:, :available])
         self.components_ = scale_columns(P, self.column_scaling)[:, :k].T

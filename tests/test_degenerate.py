@@ -1,0 +1,325 @@
+"""The degenerate-input contract (issue 14, item 1; docs/methods.md, "Degenerate input").
+
+Every estimator is run through constant data, rank-deficient data, duplicate rows, one class, a
+class of one sample, values near the float64 limit, other dtypes and memory layouts, and fewer
+samples than neighbours.  Each case must give a correct, documented result (possibly with a
+warning that says how many components were kept and why) or a ``ValueError`` naming the cause
+and the fix.  Throughout: nothing reaches file descriptor 2 (BLAS/LAPACK print there), no bare
+``LinAlgError`` escapes, numpy raises no ``RuntimeWarning`` and no output holds a NaN.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from locproj.methods import (
+    Fisherfaces,
+    KernelLPP,
+    LocalFisherDiscriminantAnalysis,
+    LocalLearningProjection,
+    LocallyEmbeddedAnalysis,
+    LocalityPreservingProjection,
+    SupervisedLLE,
+)
+from locproj.methods._base import RankDeficiencyWarning
+
+pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
+
+# name -> factory(n_neighbors); small neighbourhoods so that classes of 3-4 samples fit
+FACTORIES = {
+    "lpp": lambda k: LocalityPreservingProjection(n_neighbors=k),
+    "lpp_unsupervised": lambda k: LocalityPreservingProjection(n_neighbors=k, supervised=False),
+    "klpp": lambda k: KernelLPP(n_neighbors=k),
+    "llp": lambda k: LocalLearningProjection(n_neighbors=k),
+    "lea": lambda k: LocallyEmbeddedAnalysis(n_neighbors=k),
+    "lea_d_to_1": lambda k: LocallyEmbeddedAnalysis(n_neighbors=k, mode="d_to_1", reg_mode="auto"),
+    "lfda": lambda k: LocalFisherDiscriminantAnalysis(n_neighbors=k),
+    "fisherfaces": lambda k: Fisherfaces(),
+    "slle": lambda k: SupervisedLLE(n_components=1, n_neighbors=k, alpha=0.5),
+}
+NAMES = list(FACTORIES)
+# linear projections whose components come from the solver's PCA space (rank of the centred data)
+SOLVER_LINEAR = ["lpp", "lpp_unsupervised", "llp", "lea", "lea_d_to_1", "lfda"]
+# supervised kNN graphs: every class needs more than n_neighbors samples
+SUPERVISED_KNN = ["lpp", "klpp", "llp", "lea", "lea_d_to_1"]
+SUPERVISED = SUPERVISED_KNN + ["lfda", "fisherfaces"]
+
+
+def make(name: str, n_neighbors: int = 2, **params):
+    estimator = FACTORIES[name](n_neighbors)
+    return estimator.set_params(**params) if params else estimator
+
+
+def data(n_per_class=4, n_classes=3, d=5, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_per_class * n_classes, d)) + np.repeat(3.0 * np.eye(n_classes, d), n_per_class, axis=0)
+    return X, np.repeat(np.arange(n_classes), n_per_class)
+
+
+@pytest.fixture(autouse=True)
+def _clean_stderr(capfd):
+    """No BLAS/LAPACK message (written to file descriptor 2) during the test."""
+    yield
+    err = capfd.readouterr().err
+    assert err == "", f"something was written to stderr: {err!r}"
+
+
+def fit_transform(estimator, X, y):
+    """``fit`` then ``transform``: the output must be finite; a failure must be a ValueError."""
+    try:
+        Z = estimator.fit(X, y).transform(X)
+    except np.linalg.LinAlgError as error:  # pragma: no cover - the contract forbids it
+        pytest.fail(f"bare LinAlgError escaped: {error}")
+    assert not np.isnan(Z).any()
+    assert np.all(np.isfinite(Z))
+    return Z
+
+
+def no_warnings_fit(estimator, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        return fit_transform(estimator, X, y)
+
+
+# --------------------------------------------------------------------------- constant data
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_constant_data_is_refused(name):
+    X, y = data()
+    with pytest.raises(ValueError, match="all 12 samples of X are identical.*pass at least two distinct"):
+        fit_transform(make(name), np.full_like(X, 3.25), y)
+
+
+# --------------------------------------------------------------------------- rank-deficient data
+
+
+def _rank_one():
+    X, y = data()
+    rng = np.random.default_rng(1)
+    return np.outer(X[:, 0], rng.normal(size=5)) + rng.normal(size=5), y
+
+
+@pytest.mark.parametrize("name", SOLVER_LINEAR)
+def test_rank_deficient_data_keep_rank_components_with_a_warning(name):
+    X, y = _rank_one()
+    with pytest.warns(RankDeficiencyWarning, match=r"kept 1 component of .* = 5: the centred training data have rank 1"):
+        Z = fit_transform(make(name), X, y)
+    assert Z.shape == (12, 1)
+    # asked for no more than the rank: no warning
+    assert no_warnings_fit(make(name, n_components=1), X, y).shape == (12, 1)
+
+
+def test_fisherfaces_rank_below_c_minus_1_warns():
+    X, y = _rank_one()
+    with pytest.warns(RankDeficiencyWarning, match=r"kept 1 of c - 1 = 2 components: .* rank 1"):
+        assert fit_transform(make("fisherfaces"), X, y).shape == (12, 1)
+
+
+@pytest.mark.parametrize("name", SOLVER_LINEAR + ["fisherfaces"])
+def test_n_components_above_the_rank_is_refused(name):
+    X, y = _rank_one()
+    with pytest.raises(ValueError, match=r"n_components=3 but .*only 1 components.*available.*smaller"):
+        fit_transform(make(name, n_components=3), X, y)
+
+
+@pytest.mark.parametrize("name", ["klpp", "slle"])
+def test_nonlinear_methods_are_not_bounded_by_the_linear_rank(name):
+    X, y = _rank_one()
+    assert no_warnings_fit(make(name, n_components=3), X, y).shape == (12, 3)
+
+
+@pytest.mark.parametrize("B", [None, "identity"])
+def test_solver_zero_rank_prints_nothing(B):
+    # the solver itself on rank-0 data (bypassing the estimators' check): no BLAS message
+    from scipy import sparse
+
+    from locproj.solvers import solve_embedding
+
+    I6 = sparse.eye_array(6, format="csr")
+    emb = solve_embedding(np.ones((6, 3)), I6, None if B is None else I6)
+    assert emb.rank == 0 and emb.components.shape == (3, 0)
+
+
+@pytest.mark.parametrize("center_kernel", [True, False])
+def test_kernel_lpp_with_a_numerically_zero_kernel_is_refused(center_kernel):
+    # gamma so small that exp(-gamma ||x - z||^2) == 1: the centred kernel matrix is 0
+    X, y = data()
+    est = KernelLPP(n_neighbors=2, gamma=1e-300, center_kernel=center_kernel)
+    if center_kernel:
+        with pytest.raises(ValueError, match="kernel matrix is numerically zero.*rescale X or choose"):
+            fit_transform(est, X, y)
+    else:  # the constant kernel has rank 1: the trivial direction (all points mapped to one value)
+        assert fit_transform(est, X, y).shape == (12, 1)
+
+
+# --------------------------------------------------------------------------- duplicate rows
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_duplicate_rows_within_classes(name):
+    X, y = data(n_per_class=2)
+    X, y = np.repeat(X, 3, axis=0), np.repeat(y, 3)  # every row three times, k = 2: all neighbours coincide
+    Z = no_warnings_fit(make(name), X, y)
+    np.testing.assert_allclose(Z[0::3], Z[1::3], atol=1e-9 * np.abs(Z).max())
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_duplicate_rows_across_classes(name):
+    X, y = data()
+    X[4], X[8] = X[0], X[0]  # one point in all three classes
+    X[5] = X[1]
+    no_warnings_fit(make(name), X, y)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_identical_classes(name):
+    X, _ = data(n_per_class=6, n_classes=1)
+    X, y = np.vstack([X, X]), np.repeat([0, 1], 6)
+    if name == "fisherfaces":
+        with pytest.raises(ValueError, match="class means coincide.*check the labels"):
+            fit_transform(make(name), X, y)
+    else:
+        no_warnings_fit(make(name), X, y)
+
+
+# --------------------------------------------------------------------------- classes
+
+
+@pytest.mark.parametrize("name", SUPERVISED)
+def test_one_class_is_refused(name):
+    X, _ = data()
+    fix = "or set supervised=False" if name in SUPERVISED_KNN else r"two classes\.$"
+    with pytest.raises(ValueError, match=f"needs at least 2 classes in y, got 1 \\(class 0\\).*{fix}"):
+        fit_transform(make(name), X, np.zeros(len(X), dtype=int))
+
+
+def test_one_class_unsupervised_and_slle():
+    X, _ = data()
+    y = np.zeros(len(X), dtype=int)
+    no_warnings_fit(make("lpp_unsupervised"), X, y)
+    with pytest.warns(UserWarning, match="single class.*plain LLE"):
+        fit_transform(make("slle"), X, y)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_class_of_one_sample(name):
+    X, y = data()
+    y = y.copy()
+    y[-1] = 7  # class 7 has one sample
+    if name in SUPERVISED_KNN:
+        with pytest.raises(ValueError, match=r"class 7 has only 1 sample.*neighbour of its own class.*supervised=False"):
+            fit_transform(make(name), X, y)
+    elif name == "fisherfaces":  # 4 classes in 5 dimensions: PCA keeps rank - (c - 1) = 2
+        with pytest.warns(RankDeficiencyWarning, match="kept 2 of c - 1 = 3 components"):
+            fit_transform(make(name), X, y)
+    else:  # LFDA's local scaling accepts it; unsupervised methods ignore y
+        no_warnings_fit(make(name), X, y)
+
+
+# --------------------------------------------------------------------------- magnitude
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_values_near_the_float64_limit_are_refused(name):
+    X, y = data()
+    with pytest.raises(ValueError, match=r"entries up to .*e\+300.*overflow float64.*rescale X"):
+        fit_transform(make(name), X * 1e300, y)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_tiny_differences_are_refused(name):
+    X, y = data()
+    with pytest.raises(ValueError, match=r"differ by at most .*e-1[56]\d.*underflow float64.*rescale X"):
+        fit_transform(make(name), X * 1e-150, y)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("scale", [0.5, 1e-130])
+def test_values_just_inside_the_limits_fit(name, scale):
+    X, y = data()
+    n, d = X.shape
+    if scale == 0.5:  # half the largest accepted magnitude
+        scale *= np.sqrt(np.finfo(np.float64).max) / (2.0 * n * d) / np.abs(X).max()
+    if name == "klpp" and scale < 1:  # the RBF kernel (gamma = 1 / d) is 1 everywhere: not scale-free
+        with pytest.raises(ValueError, match="kernel matrix is numerically zero"):
+            fit_transform(make(name), X * scale, y)
+    else:
+        fit_transform(make(name), X * scale, y)
+
+
+@pytest.mark.parametrize("name", ["lpp", "lea", "lfda", "fisherfaces"])
+def test_large_values_below_the_limit_scale(name):
+    # scale-invariant methods: 2^300 X (exact scaling) gives the same unit-length components
+    X, y = data()
+    a = make(name).fit(X, y)
+    b = make(name).fit(X * 2.0**300, y)
+    assert np.all(np.isfinite(b.components_))
+    np.testing.assert_allclose(b.components_, a.components_, rtol=1e-6, atol=1e-9)
+
+
+# --------------------------------------------------------------------------- dtypes and layouts
+
+
+def _layouts():
+    X, y = data()
+    Xi = np.round(4 * X).astype(np.int64)
+    X32 = X.astype(np.float32)
+    wide = np.empty((len(X), 2 * X.shape[1]))
+    wide[:, ::2] = X
+    return {
+        "int64": (Xi, Xi.astype(np.float64)),
+        "float32": (X32, X32.astype(np.float64)),
+        "fortran": (np.asfortranarray(X), X),
+        "strided": (wide[:, ::2], X),
+        "reversed": (X[::-1][::-1], X),
+    }, y
+
+
+@pytest.mark.parametrize("layout", ["int64", "float32", "fortran", "strided", "reversed"])
+@pytest.mark.parametrize("name", NAMES)
+def test_dtype_and_layout_give_the_float64_result(name, layout):
+    cases, y = _layouts()
+    X_in, X_ref = cases[layout]
+    assert not (layout in ("fortran", "strided") and X_in.flags.c_contiguous)
+    ref = no_warnings_fit(make(name), X_ref, y)
+    got = no_warnings_fit(make(name), X_in, y)
+    np.testing.assert_allclose(got, ref, rtol=1e-10, atol=1e-12 * np.abs(ref).max())
+    # transform accepts the other layouts too
+    est = make(name).fit(X_ref, y)
+    np.testing.assert_allclose(est.transform(X_in), est.transform(X_ref), rtol=1e-10,
+                               atol=1e-12 * np.abs(ref).max())
+
+
+# --------------------------------------------------------------------------- few samples
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_fewer_samples_than_neighbours(name):
+    X, y = data(n_per_class=3, n_classes=2)  # 6 samples, classes of 3
+    if name == "lpp_unsupervised" or name == "slle":
+        with pytest.raises(ValueError, match=r"n_neighbors=6 but .*6 .*samples.*use n_neighbors <= 5"):
+            fit_transform(make(name, n_neighbors=6), X, y)
+    elif name in SUPERVISED_KNN:
+        with pytest.raises(ValueError, match=r"n_neighbors=6 but class 0 has only 3 samples; use n_neighbors <= 2"):
+            fit_transform(make(name, n_neighbors=6), X, y)
+    else:  # LFDA caps its local scaling at the class size; Fisherfaces has no neighbours
+        no_warnings_fit(make(name, n_neighbors=6), X, y)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_two_samples(name):
+    X, y = data(n_per_class=1, n_classes=2)
+    if name == "lfda":
+        assert no_warnings_fit(make(name, n_neighbors=1), X, y).shape == (2, 1)
+    elif name == "fisherfaces":
+        with pytest.raises(ValueError, match="more samples than classes.*add samples"):
+            fit_transform(make(name, n_neighbors=1), X, y)
+    elif name in SUPERVISED_KNN:
+        with pytest.raises(ValueError, match="class 0 has only 1 sample"):
+            fit_transform(make(name, n_neighbors=1), X, y)
+    else:  # one neighbour each; SLLE: 1 component from 2 samples
+        assert no_warnings_fit(make(name, n_neighbors=1), X, y).shape[0] == 2

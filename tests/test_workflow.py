@@ -128,7 +128,12 @@ def test_a_second_run_on_the_same_directory_is_refused_and_the_first_is_unharmed
     deadline = time.time() + 120
     while time.time() < deadline and not (locks.exists() and any(locks.iterdir())):
         time.sleep(0.05)
-    second = snakemake(workdir, "tiny")
+    first.send_signal(signal.SIGSTOP)      # hold the first run inside its lock, however fast this machine is
+    try:
+        assert any(locks.iterdir()), "the first run ended before it could be paused"
+        second = snakemake(workdir, "tiny")
+    finally:
+        first.send_signal(signal.SIGCONT)
     assert first.wait(timeout=600) == 0
     assert second.returncode != 0 and "cannot be locked" in second.stdout + second.stderr
     assert (workdir / "results" / "tiny" / "table.md").exists()

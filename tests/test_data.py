@@ -450,3 +450,14 @@ def test_a_config_key_of_the_wrong_type_fails_at_start_up():
         [sys.executable, "-m", "snakemake", "-n", "--config", "n_splits=many"], cwd=ROOT, capture_output=True, text=True
     )
     assert result.returncode != 0 and "n_splits" in result.stdout + result.stderr
+
+
+def test_a_missing_or_corrupt_dataset_file_is_named_with_its_state_and_the_rebuild_command(tmp_path):
+    missing = tmp_path / "processed" / "usps.h5"
+    with pytest.raises(DataError, match="it does not exist; rebuild it with `snakemake --cores 1 --force") as info:
+        read_dataset_file(missing)
+    assert str(missing) in str(info.value)
+    missing.parent.mkdir()
+    missing.write_bytes(b"not hdf5")
+    with pytest.raises(DataError, match="it is truncated or corrupt"):
+        read_dataset_file(missing)

@@ -34,12 +34,13 @@ def three_classes():
     return rng.standard_normal((300, 5)), rng.integers(0, 3, 300)
 
 
-def _cost_matrix(X, y, k, alpha, reg, v=0.9):
-    """M = (I - W)^T (I - W) of stage I on D' (eq. 8), built from locproj.graphs directly."""
+def _cost_matrix(X, y, k, alpha, reg, v=0.9, m=None):
+    """M = (I - W)^T (I - W) of stage I on D' (eq. 8), built from locproj.graphs directly; the
+    automatic ridge is sigma_i^2 beyond the embedding's dimension ``m`` in ``d`` input dimensions."""
     Z = X if alpha == 0 else graphs.class_penalized_coordinates(X, y, alpha * graphs.max_sq_distance(X))
     reg_mode = "auto" if reg == "auto" else "fixed"
     W = graphs.lle_weights(Z, graphs.kneighbors(Z, k), reg=0.0 if reg == "auto" else reg,
-                           reg_mode=reg_mode, retained_variance=v)
+                           reg_mode=reg_mode, retained_variance=v, subspace=None if m is None else (m, X.shape[1]))
     return graphs.reconstruction_cost(W)
 
 
@@ -95,7 +96,7 @@ def test_objective_is_minimal_over_feasible_embeddings(three_classes, alpha):
     Y, n = est.embedding_, len(X)
     np.testing.assert_allclose(Y.T @ Y / n, np.eye(m), atol=1e-10)  # (1/n) Y Y^T = I
     np.testing.assert_allclose(Y.mean(axis=0), 0.0, atol=1e-12)  # constant eigenvector dropped
-    M = _cost_matrix(X, y, k, alpha, "auto")
+    M = _cost_matrix(X, y, k, alpha, "auto", m=m)
     objective = np.trace(Y.T @ (M @ Y))
 
     # the optimum: n times the eigenvalues 2..m+1 of M (the first is the constant vector's 0)
@@ -274,3 +275,16 @@ def test_clear_errors():
         SupervisedLLE(alpha=2.0).fit(X, np.arange(20) % 2)
     with pytest.raises(ValueError, match="reg must be a number >= 0 or 'auto'"):
         SupervisedLLE(reg=-1.0).fit(X)
+
+
+def test_noise_variances_peak_where_the_manifold_bends():
+    # Fig. 2(b): sigma_i^2 (beyond the embedding's m = 2) is high in the bends of the sine sheet
+    # (x = 1/4, 3/4) and low where it is flat (x = 0, 1/2, 1); beyond each m_i it would be 0 there
+    from locproj.data.manifolds import generate_sine_manifold
+
+    X = generate_sine_manifold(1000, seed=3)
+    sigma2 = SupervisedLLE(2, n_neighbors=15, reg="auto").fit(X).noise_variances_
+    x = X[:, 0]
+    bends = np.median(sigma2[(np.abs(x - 0.25) < 0.05) | (np.abs(x - 0.75) < 0.05)])
+    flat = np.median(sigma2[np.abs(x - 0.5) < 0.05])
+    assert bends > 2 * flat

@@ -97,6 +97,20 @@ def test_the_dimension_curve_protocol_runs_from_config(workdir):
     assert "Nothing to be done" in again.stdout + again.stderr
 
 
+def test_the_train_test_protocol_runs_from_config(workdir):
+    result = snakemake(workdir, "tiny_train_test")
+    assert result.returncode == 0, result.stderr[-3000:]
+    out = workdir / "results" / "tiny_train_test"
+    assert {"sizes.md", "sizes.tex", "sizes.csv", "comparison.md", "curves.csv", "metadata.yaml"} <= {
+        p.name for p in out.iterdir()}
+    assert (out / "figures" / "curves_digits.png").exists()
+    with h5py.File(out / "digits" / "m30" / "lle_small" / "split01.h5") as result_file:
+        assert result_file["errors"].shape == (2, 1) and result_file.attrs["x"] == "n_per_class"
+        assert (result_file["n_components"][()] >= 1).all()          # the dimension LLE found by v = 0.9
+    again = snakemake(workdir, "tiny_train_test", "--dry-run")
+    assert "Nothing to be done" in again.stdout + again.stderr
+
+
 def test_the_embedding_protocol_runs_from_config(workdir):
     result = snakemake(workdir, "tiny_embedding")
     assert result.returncode == 0, result.stderr[-3000:]

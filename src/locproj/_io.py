@@ -30,6 +30,27 @@ def atomic_path(path: str | os.PathLike):
         raise
 
 
+@contextlib.contextmanager
+def writing_h5(path: str | os.PathLike, **options):
+    """Yield a new HDF5 file (``h5py.File`` ``options``) that appears at ``path`` only once complete.
+
+    The file is built in memory and written to disk by one Python write through
+    :func:`atomic_path`, so a failing disk write (a full disk: ``OSError`` ENOSPC) reaches the
+    caller as that ``OSError`` and leaves neither ``path`` nor a temporary file.  HDF5 writing to
+    the disk itself does not: when a write fails early, h5py crashes in ``File.close``
+    (segmentation fault) and the temporary file stays behind.
+    """
+    import io
+
+    import h5py
+
+    buffer = io.BytesIO()
+    with h5py.File(buffer, "w", **options) as handle:
+        yield handle
+    with atomic_path(path) as tmp, open(tmp, "wb") as out:
+        out.write(buffer.getbuffer())
+
+
 class UnreadableFileError(ValueError):
     """A pipeline file that exists but cannot be read: truncated, corrupt or of another layout."""
 
@@ -37,6 +58,12 @@ class UnreadableFileError(ValueError):
 def rebuild_hint(path) -> str:
     """The command that rebuilds one pipeline output (Snakemake reruns the job that writes it)."""
     return f"rebuild it with `snakemake --cores 1 --force {path}`, then rerun your target"
+
+
+def unreadable_message(path, error: BaseException) -> str:
+    """Why a pipeline file could not be read (missing, or truncated or corrupt) and how to rebuild it."""
+    state = "it does not exist" if not Path(path).exists() else "it is truncated or corrupt"
+    return f"cannot read {path} ({type(error).__name__}: {error}): {state}; {rebuild_hint(path)}"
 
 
 @contextlib.contextmanager
@@ -49,10 +76,7 @@ def reading_h5(path: str | os.PathLike):
         with h5py.File(path, "r") as handle:
             yield handle
     except (OSError, KeyError) as error:
-        raise UnreadableFileError(
-            f"cannot read {path} ({type(error).__name__}: {error}): it is truncated or corrupt; "
-            f"{rebuild_hint(path)}"
-        ) from error
+        raise UnreadableFileError(unreadable_message(path, error)) from error
 
 
 def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
@@ -64,10 +88,14 @@ def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
     return digest.hexdigest()
 
 
+def config_json(config) -> str:
+    """Canonical JSON of a configuration (sorted keys, no spaces): what :func:`config_hash` hashes."""
+    return json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)
+
+
 def config_hash(config) -> str:
     """Stable short hash of a JSON-serialisable configuration (key order does not matter)."""
-    text = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    return hashlib.sha256(config_json(config).encode()).hexdigest()[:16]
 
 
 def package_versions() -> dict[str, str]:
@@ -85,9 +113,15 @@ def package_versions() -> dict[str, str]:
 
 
 def provenance_attrs(config=None, seed=None) -> dict[str, str]:
-    """Attributes recording how a result file was made (store them on the HDF5 root)."""
+    """Attributes recording how a result file was made (store them on the HDF5 root).
+
+    ``config`` (a job's configuration, :func:`locproj.experiments.job_config`) is stored whole as
+    ``config_json`` (JSON, so the file names everything needed to rerun its job) and as its
+    ``config_hash``.
+    """
     attrs = {f"version_{k}": v for k, v in package_versions().items()}
     if config is not None:
+        attrs["config_json"] = config_json(config)
         attrs["config_hash"] = config_hash(config)
     if seed is not None:
         attrs["seed"] = str(seed)

@@ -85,7 +85,7 @@ def check_experiments(config: dict) -> None:
     """Fail at start-up, naming the experiment, on an unknown dataset, method or parameter."""
     from .registry import make_estimator
 
-    from .protocols import SPLIT_PROTOCOLS, embedding, protocol_of
+    from .protocols import SPLIT_PROTOCOLS, embedding, protocol_of, train_test
 
     known_data = set(config["datasets"]) | set(config.get("views", {}))
     for name, spec in config.get("experiments", {}).items():
@@ -100,10 +100,15 @@ def check_experiments(config: dict) -> None:
             except ValueError as error:
                 raise ValueError(f"experiment {name!r}, {error}") from error
             continue
+        if protocol_of(spec) == "train_test_curve":
+            try:
+                train_test.check_spec(spec)
+            except ValueError as error:
+                raise ValueError(f"experiment {name!r}: {error}") from error
         for method, method_spec in spec["methods"].items():
             params = {**(method_spec or {}).get("fixed", {}), **dict.fromkeys((method_spec or {}).get("grid", {}))}
             try:
-                make_estimator(method, **params)
+                make_estimator(train_test.method_name(method, method_spec), **params)
             except (ValueError, NotImplementedError) as error:
                 raise ValueError(f"experiment {name!r}, method {method!r}: {error}") from error
 
@@ -121,12 +126,24 @@ def job_config(config: dict, experiment: str, dataset: str, method: str) -> dict
     shared = {"split_source": source} if source != dataset else {}
     # cv_table jobs carry no protocol key, so that Table 2's job parameters and provenance stay as they were
     curve = {"test_curve": True} if protocol_of(spec) == "dimension_curve" else {}
+    if protocol_of(spec) == "train_test_curve":
+        curve = train_test_job(spec, method)
     return {
         "seed": config["seed"], "experiment": experiment, "dataset": dataset, "method": method, **shared,
         "method_spec": spec["methods"][method] or {},
         "n_folds": spec.get("n_folds", 5), "classifier": spec.get("classifier", "1nn"),
         "classifier_params": spec.get("classifier_params") or {}, "p_max": spec.get("p_max", 300), **curve,
     }
+
+
+def train_test_job(spec: dict, method: str) -> dict:
+    """The ``train_test_curve`` keys of a job: protocol, registry method, sweep and classifiers."""
+    from .protocols import train_test
+
+    entry = spec["methods"][method] or {}
+    return {"protocol": "train_test_curve", "registry_method": train_test.method_name(method, entry),
+            "x": spec["x"], "values": list(spec["values"]), "subset": entry.get("subset", "random"),
+            "classifiers": train_test.curve_classifiers(spec, entry)}
 
 
 def make_factory(method: str, fixed: dict):
@@ -147,8 +164,36 @@ def run_configured_job(job: dict, partition: str, splits, data_path, splits_path
         raise ValueError(f"{len(splits)} splits but {len(outputs)} output files")
     data = read_dataset_file(data_path)
     parts = read_splits(splits_path)
+    run = _run_repetition if job.get("protocol") == "train_test_curve" else _run_split
     for split, output in zip(splits, outputs):
-        _run_split(job, partition, split, data, parts["train"][split], parts["test"][split], output, n_jobs)
+        run(job, partition, split, data, parts["train"][split], parts["test"][split], output, n_jobs)
+
+
+def _run_repetition(job: dict, partition: str, split: int, data, train, test, output, n_jobs: int):
+    """One repetition of the ``train_test_curve`` protocol (:mod:`locproj.protocols.train_test`).
+
+    Its seed (the nested training subsets, the estimator's ``random_state``) depends on the data and
+    the repetition only, so every method and experiment on the same data sees the same subsets."""
+    from ._io import provenance_attrs
+    from .data.splits import derived_seed
+    from .protocols import train_test
+    from .registry import METHODS, max_components
+    from .selection import RAW_METHOD
+
+    samples = job.get("split_source", job["dataset"])
+    seed = derived_seed(job["seed"], "train_test", samples, partition, split)
+    fixed, method = job["method_spec"].get("fixed", {}), job["registry_method"]
+    limit = max_components(method, n_samples=len(train), n_classes=len(np.unique(data.y[train])),
+                           n_features=data.X.shape[1])
+    options = {"raw": method == RAW_METHOD, "seeded": "random_state" in METHODS[method].params,
+               "max_components": limit}
+    result = train_test.run_repetition(
+        {**job, **options}, make_factory(method, fixed),
+        data.X[train], data.y[train], data.X[test], data.y[test], seed, n_jobs=n_jobs,
+    )
+    meta = {"experiment": job["experiment"], "dataset": job["dataset"], "m": partition_size(partition),
+            "method": job["method"], "split": split}
+    train_test.write_repetition(output, result, job, meta, provenance_attrs(job, seed=seed))
 
 
 def _run_split(job: dict, partition: str, split: int, data, train, test, output, n_jobs: int):

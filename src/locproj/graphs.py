@@ -402,31 +402,55 @@ def _scatter_rows(nbhd: Neighborhoods, pieces) -> sparse.csr_array:
     return nbhd.to_csr(values)
 
 
-def _lle_ridge(Q: np.ndarray, reg: float, reg_mode: str, retained_variance: float) -> np.ndarray:
+def _lle_ridge(Q: np.ndarray, reg: float, reg_mode: str, retained_variance: float, subspace=None) -> np.ndarray:
     """Per-neighbourhood ridge added to the local Gram matrices ``Q`` (shape (m, k, k))."""
     if reg_mode == "trace":  # 001 §3.3: r * sum_j lambda_G^(j) = r * tr(G_i)
         return reg * np.trace(Q, axis1=1, axis2=2)
     if reg_mode == "fixed":  # 004 eq. 4: Q + r I (r one number, or one per neighbourhood)
         return np.broadcast_to(np.asarray(reg, dtype=float), (len(Q),))
-    if reg_mode == "auto":  # 004 §3.2: sigma^2 = mean of the eigenvalues beyond the first m_i
-        _, sigma2, total = _local_spectrum(Q, retained_variance)
-        floor = 1e-12 * total  # keep Q + sigma^2 I invertible when m_i = k
-        return np.maximum(sigma2, floor)
+    if reg_mode == "auto":  # 004 §3.2: sigma^2, probabilistic PCA's noise estimate
+        return spectrum_summary(_eigenvalues(Q), retained_variance, subspace)[2]
     raise ValueError(f"reg_mode must be 'trace', 'fixed' or 'auto', got {reg_mode!r}.")
 
 
-def _local_spectrum(Q: np.ndarray, retained_variance: float):
-    """``(m_i, sigma_i^2, tr Q_i)`` for a stack of local Gram matrices ``Q`` (m, k, k): ``m_i``
-    the fewest leading eigenvalues retaining the fraction ``v`` of their sum (004 §3.1),
-    ``sigma_i^2`` the mean of the ``k - m_i`` others (§3.2, probabilistic PCA's noise estimate)."""
-    k = Q.shape[-1]
-    lam = np.clip(np.linalg.eigvalsh(Q)[:, ::-1], 0.0, None)
+def _eigenvalues(Q: np.ndarray) -> np.ndarray:
+    """Eigenvalues of a stack of local Gram matrices (m, k, k), descending, negatives clipped to 0."""
+    return np.clip(np.linalg.eigvalsh(Q)[:, ::-1], 0.0, None)
+
+
+def spectrum_summary(lam: np.ndarray, retained_variance: float, subspace=None):
+    """``(m_i, sigma_i^2, ridge)`` from local eigenvalues ``lam`` (n, k), descending.
+
+    ``m_i`` is the fewest leading eigenvalues retaining the fraction ``v`` of their sum (004 §3.1).
+    ``sigma_i^2`` is probabilistic PCA's noise estimate ``1/(d - m) sum_{j > m} lambda_j`` (§3.2):
+
+    * ``subspace=(m, d)``: with one ``m`` for every neighbourhood (the embedding's dimension) and
+      ``d`` the input dimension, literally; ``Q_i`` shares its non-zero eigenvalues with the
+      ``d x d`` local scatter (§3, Appendix), whose others are 0;
+    * ``subspace=None``: with each neighbourhood's own ``m_i`` and ``d`` read as ``k`` (the mean of
+      ``Q_i``'s ``k - m_i`` eigenvalues beyond ``m_i``), the reading LEA's ``reg_mode='auto'`` uses.
+
+    ``ridge`` is ``sigma_i^2`` floored at ``1e-12 tr(Q_i)``, so that ``Q_i + ridge I`` stays
+    invertible when nothing is left beyond the subspace."""
+    n, k = lam.shape
     total = lam.sum(axis=1, keepdims=True)
     frac = np.cumsum(lam, axis=1) / np.where(total > 0, total, 1.0)
-    m = np.argmax(frac >= retained_variance - 1e-12, axis=1) + 1  # smallest m_i retaining v
+    m_i = np.argmax(frac >= retained_variance - 1e-12, axis=1) + 1  # smallest m_i retaining v
+    m, d = (m_i, k) if subspace is None else (np.full(n, int(subspace[0])), int(subspace[1]))
     tail = np.where(np.arange(k) >= m[:, None], lam, 0.0).sum(axis=1)
-    sigma2 = np.where(m < k, tail / np.maximum(k - m, 1), 0.0)
-    return m, sigma2, total.ravel()
+    sigma2 = np.where(m < d, tail / np.maximum(d - m, 1), 0.0)
+    return m_i, sigma2, np.maximum(sigma2, 1e-12 * total.ravel())
+
+
+def local_spectra(X, nbhd: Neighborhoods) -> np.ndarray:
+    """The eigenvalues (n, k), descending, of every neighbourhood's Gram matrix
+    ``Q_i = (N - x_i 1)^T (N - x_i 1)`` (004 eq. 3)."""
+    X = check_finite(X)
+    lam = np.zeros((nbhd.n_samples, int(np.max(np.diff(nbhd.indptr), initial=0))))
+    for chunk, idx in _batches(nbhd):
+        diff = X[chunk][:, None, :] - X[idx]
+        lam[chunk] = _eigenvalues(diff @ diff.transpose(0, 2, 1))
+    return lam
 
 
 def _check_retained_variance(retained_variance) -> None:
@@ -435,7 +459,7 @@ def _check_retained_variance(retained_variance) -> None:
 
 
 def lle_weights(X, nbhd: Neighborhoods, reg: float = 1e-3, reg_mode: str = "trace",
-                retained_variance: float = 0.9) -> sparse.csr_array:
+                retained_variance: float = 0.9, subspace=None) -> sparse.csr_array:
     """LLE reconstruction weights: row ``i`` minimises ``||x_i - sum_j w_ij x_j||^2``
     subject to ``sum_j w_ij = 1`` (001 eq. 5-7; 004 eq. 2-4).
 
@@ -447,8 +471,8 @@ def lle_weights(X, nbhd: Neighborhoods, reg: float = 1e-3, reg_mode: str = "trac
       ``ridge`` of :func:`local_pca`, which is what ``'auto'`` computes);
     * ``reg_mode='auto'``: ``G_i + sigma_i^2 I`` with ``sigma_i^2`` the mean of the eigenvalues
       of ``G_i`` beyond the first ``m_i``, ``m_i`` the fewest retaining the fraction
-      ``retained_variance`` of their sum (004 §3.2; ``reg`` is ignored; the reading is spelled
-      out in :func:`local_pca`).
+      ``retained_variance`` of their sum (004 §3.2; ``reg`` is ignored), or beyond one ``m``
+      for all with ``subspace=(m, d)`` (:func:`spectrum_summary` spells out both readings).
 
     A point whose neighbours all coincide with it (``G_i = 0``, exact duplicates) gets the uniform
     weights ``1 / k``, the limit of the regularised solution.
@@ -465,15 +489,17 @@ def lle_weights(X, nbhd: Neighborhoods, reg: float = 1e-3, reg_mode: str = "trac
     pieces = []
     for chunk, idx in _batches(nbhd):
         diff = X[chunk][:, None, :] - X[idx]  # (m, k, d): x_i - x_j
-        pieces.append((chunk, _affine_weights(diff, reg[chunk] if per_point else reg, reg_mode, retained_variance)))
+        pieces.append((chunk, _affine_weights(diff, reg[chunk] if per_point else reg, reg_mode, retained_variance,
+                                              subspace)))
     return _scatter_rows(nbhd, pieces)
 
 
-def _affine_weights(diff: np.ndarray, reg: float, reg_mode: str, retained_variance: float) -> np.ndarray:
+def _affine_weights(diff: np.ndarray, reg: float, reg_mode: str, retained_variance: float,
+                    subspace=None) -> np.ndarray:
     """Eq. 4 for a stack of neighbourhoods given as differences ``x_i - x_j`` (m, k, d)."""
     Q = diff @ diff.transpose(0, 2, 1)
     k = Q.shape[-1]
-    Q = Q + _lle_ridge(Q, reg, reg_mode, retained_variance)[:, None, None] * np.eye(k)
+    Q = Q + _lle_ridge(Q, reg, reg_mode, retained_variance, subspace)[:, None, None] * np.eye(k)
     # every neighbour equal to x_i (duplicated rows): any affine weights reconstruct it
     # exactly, and the limit of the regularised solution is the uniform one
     Q[np.all(Q == 0, axis=(1, 2))] = np.eye(k)
@@ -482,12 +508,12 @@ def _affine_weights(diff: np.ndarray, reg: float, reg_mode: str, retained_varian
 
 
 def lle_weights_out_of_sample(X_new, X, neighbors, reg: float = 1e-3, reg_mode: str = "trace",
-                              retained_variance: float = 0.9) -> sparse.csr_array:
+                              retained_variance: float = 0.9, subspace=None) -> sparse.csr_array:
     """Reconstruction weights of new points from their neighbours among ``X`` (004 §2, end).
 
     Row ``i`` of the ``(n_new, n)`` result holds eq. 4's weights of ``X_new[i]`` on the points
     ``X[neighbors[i]]``, with the regularisation of :func:`lle_weights` (``reg``, ``reg_mode``,
-    ``retained_variance``); ``W_new @ Y`` maps the new points by ``y = sum_j w_j y_N(j)``.
+    ``retained_variance``, ``subspace``); ``W_new @ Y`` maps the new points by ``y = sum_j w_j y_N(j)``.
 
     A new point that coincides with some of its neighbours (squared distance exactly 0) gets
     uniform weights on those and 0 elsewhere: its reconstruction error (eq. 2) is then exactly
@@ -505,7 +531,7 @@ def lle_weights_out_of_sample(X_new, X, neighbors, reg: float = 1e-3, reg_mode: 
     for start in range(0, n_new, _CHUNK):
         sl = slice(start, start + _CHUNK)
         diff = X_new[sl][:, None, :] - X[neighbors[sl]]
-        w = _affine_weights(diff, reg, reg_mode, retained_variance)
+        w = _affine_weights(diff, reg, reg_mode, retained_variance, subspace)
         same = np.all(diff == 0, axis=2)  # (m, k): neighbours equal to the new point
         hit = same.any(axis=1)
         w[hit] = same[hit] / same[hit].sum(axis=1, keepdims=True)
@@ -525,27 +551,13 @@ def local_pca(X, nbhd: Neighborhoods, retained_variance: float = 0.9) -> tuple[n
         ``m_i``, the fewest leading eigenvalues retaining the fraction ``v = retained_variance``
         of their sum (004 §3.1; majority voting over ``m_i`` gives an overall dimension).
     sigma2 : float array of shape (n_samples,)
-        ``sigma_i^2``, the mean of the ``k - m_i`` remaining eigenvalues of ``Q_i`` (004 §3.2:
-        probabilistic PCA's ``1/(d - m) sum_{j > m} lambda_j`` read on the ``k x k`` matrix that
-        is regularised, so that it needs the distances only, eq. 5); 0 when ``m_i = k``.  This is
-        the ridge of ``lle_weights(reg_mode='auto')`` (which floors it at ``1e-12 tr(Q_i)``).
+        ``sigma_i^2`` of :func:`spectrum_summary` with ``subspace=None``: the mean of the
+        ``k - m_i`` remaining eigenvalues of ``Q_i``; 0 when ``m_i = k``.  This is the ridge of
+        ``lle_weights(reg_mode='auto')`` (which floors it at ``1e-12 tr(Q_i)``).
     """
-    m, sigma2, _ = local_pca_and_ridge(X, nbhd, retained_variance)
-    return m, sigma2
-
-
-def local_pca_and_ridge(X, nbhd: Neighborhoods, retained_variance: float = 0.9):
-    """:func:`local_pca` plus the ridge ``lle_weights(reg_mode='auto')`` adds (``sigma_i^2``
-    floored at ``1e-12 tr(Q_i)``), from one eigen-decomposition per neighbourhood."""
-    X = check_finite(X)
     _check_retained_variance(retained_variance)
-    m = np.zeros(nbhd.n_samples, dtype=np.int64)
-    sigma2, ridge = np.zeros(nbhd.n_samples), np.zeros(nbhd.n_samples)
-    for chunk, idx in _batches(nbhd):
-        diff = X[chunk][:, None, :] - X[idx]
-        m[chunk], sigma2[chunk], total = _local_spectrum(diff @ diff.transpose(0, 2, 1), retained_variance)
-        ridge[chunk] = np.maximum(sigma2[chunk], 1e-12 * total)
-    return m, sigma2, ridge
+    m, sigma2, _ = spectrum_summary(local_spectra(X, nbhd), retained_variance)
+    return m, sigma2
 
 
 def max_sq_distance(X) -> float:

@@ -51,7 +51,7 @@ from collections.abc import Callable, Mapping, Sequence
 import h5py
 import numpy as np
 
-from locproj._io import atomic_path, reading_h5
+from locproj._io import reading_h5, writing_h5
 from locproj.evaluation import DEFAULT_MAX_BYTES, error_rates, predict_all_p, predict_at_p
 
 #: Hyper-parameter names that count same-class neighbours (filtered to < m, capped per fold).
@@ -536,9 +536,8 @@ def write_result(path, result: JobResult, provenance=None):
 
     Only the two ``*_seconds`` attributes vary between reruns of the same job.
     """
-    with atomic_path(path) as tmp:
-        with h5py.File(tmp, "w", track_order=False) as handle:
-            _write_h5(handle, result, provenance)
+    with writing_h5(path, track_order=False) as handle:
+        _write_h5(handle, result, provenance)
 
 
 def read_result(path) -> dict:

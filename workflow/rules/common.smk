@@ -109,7 +109,7 @@ def experiment_outputs(experiment):
     protocol = protocol_of(EXPERIMENTS[experiment])
     if protocol == "cv_table":
         return [f"{out}/{table_name(experiment)}.md", f"{out}/comparison.md"]
-    if protocol == "dimension_curve":
+    if protocol in ("dimension_curve", "train_test_curve"):
         return [
             f"{out}/{table_name(experiment)}.md",
             f"{out}/comparison.md",

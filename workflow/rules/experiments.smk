@@ -1,7 +1,7 @@
-# Experiments by protocol (locproj.protocols). The split protocols (cv_table, dimension_curve) have
-# one job per (experiment, dataset, partition, method, block of splits), one result file per split;
-# an embedding experiment has one job per panel. Then one aggregation per experiment. A block's rule
-# is defined per experiment so that its outputs can name the block's splits.
+# Experiments by protocol (locproj.protocols). The split protocols (cv_table, dimension_curve,
+# train_test_curve) have one job per (experiment, dataset, partition, method, block of splits), one
+# result file per split; an embedding experiment has one job per panel. Then one aggregation per
+# experiment. A block's rule is defined per experiment so that its outputs can name its splits.
 for _experiment, _spec in EXPERIMENTS.items():
     if protocol_of(_spec) not in SPLIT_PROTOCOLS:
         continue
@@ -73,7 +73,13 @@ for _experiment, _spec in EXPERIMENTS.items():
 CAPTIONS = {  # protocol -> (table caption, figures caption)
     "cv_table": ("../report/table.rst", "../report/figures.rst"),
     "dimension_curve": ("../report/table_curve.rst", "../report/figures_curve.rst"),
+    "train_test_curve": ("../report/table_train_test.rst", "../report/figures_train_test.rst"),
     "embedding": (None, "../report/figures_embedding.rst"),
+}
+
+CURVES_CAPTIONS = {
+    "dimension_curve": "../report/curves.rst",
+    "train_test_curve": "../report/curves_train_test.rst",
 }
 
 
@@ -114,9 +120,11 @@ def aggregate_outputs(experiment):
         comparison_md=f"{out}/comparison.md",
         **common,
     )
-    if protocol_of(EXPERIMENTS[experiment]) == "dimension_curve":
+    if protocol_of(EXPERIMENTS[experiment]) in CURVES_CAPTIONS:
         outputs["curves"] = report(
-            f"{out}/curves.csv", caption="../report/curves.rst", category=category
+            f"{out}/curves.csv",
+            caption=CURVES_CAPTIONS[protocol_of(EXPERIMENTS[experiment])],
+            category=category,
         )
     return outputs
 

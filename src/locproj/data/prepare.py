@@ -17,10 +17,10 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from .._io import atomic_path, rebuild_hint, sha256_file
+from .._io import sha256_file, unreadable_message, writing_h5
 from .errors import DataError
 from .images import jpeg_round_trip, resize_images
-from .readers import RawData, class_names, read_dataset
+from .readers import GENERATED_FORMATS, RawData, class_names, read_dataset
 
 SCALINGS = ("raw", "unit_interval", "unit_norm")
 
@@ -68,7 +68,7 @@ def prepare_dataset(name: str, spec: dict, raw_paths: list[Path], output: Path, 
         **({"source_note": spec["note"]} if spec.get("note") else {}),
         **raw.extra,
     }
-    if spec.get("format") == "waveform_generator":
+    if spec.get("format") in GENERATED_FORMATS:
         attrs["generator_seed"] = spec.get("seed", seed)
     data = Dataset(raw.X, y, names, raw.image_shape, attrs)
     write_dataset(output, data)
@@ -85,7 +85,7 @@ def content_sha256(X: np.ndarray, y: np.ndarray | None) -> str:
 
 
 def write_dataset(path: Path, data: Dataset) -> None:
-    with atomic_path(path) as tmp, h5py.File(tmp, "w") as h5:
+    with writing_h5(path) as h5:
         h5.create_dataset("X", data=data.X.astype(np.float64))
         if data.y is not None:
             h5.create_dataset("y", data=data.y.astype(np.int64))
@@ -110,8 +110,7 @@ def read_dataset_file(path: str | Path) -> Dataset:
             y = h5["y"][()] if "y" in h5 else None
             attrs = {k: _plain(v) for k, v in h5.attrs.items()}
     except (OSError, KeyError) as error:
-        raise DataError(f"cannot read dataset file {path} ({type(error).__name__}: {error}): it is truncated or "
-                        f"corrupt; {rebuild_hint(path)}") from error
+        raise DataError(f"dataset file: {unreadable_message(path, error)}") from error
     shape = tuple(int(v) for v in attrs.pop("image_shape", ())) or None
     names = list(attrs.pop("class_names", []))
     return Dataset(X, y, names, shape, attrs)

@@ -15,7 +15,11 @@ from pathlib import Path
 import numpy as np
 
 from .errors import DataError
+from .manifolds import generate_sine_manifold
 from .waveform import generate_waveform
+
+#: Formats drawn by a seeded generator rather than read from files (the seed is recorded).
+GENERATED_FORMATS = ("waveform_generator", "sine_manifold_generator")
 
 
 @dataclasses.dataclass
@@ -35,6 +39,7 @@ def read_dataset(name: str, spec: dict, paths: list[Path], seed: int | None = No
         "image_zip": read_image_zip,
         "sklearn_digits": lambda spec, paths: read_sklearn_digits(),
         "waveform_generator": lambda spec, paths: _generated_waveform(spec, seed),
+        "sine_manifold_generator": lambda spec, paths: _generated_sine_manifold(spec, seed),
     }
     if fmt not in readers:
         raise DataError(f"dataset {name!r}: unknown format {fmt!r}; use one of {sorted(readers)}")
@@ -219,6 +224,13 @@ def _generated_waveform(spec: dict, seed: int | None) -> RawData:
     n = int(spec.get("n_samples", 5000))
     X, y = generate_waveform(n, seed=spec.get("seed", seed))
     return RawData(X, y, None)
+
+
+def _generated_sine_manifold(spec: dict, seed: int | None) -> RawData:
+    """Paper 004's Fig. 1(a) data (:mod:`locproj.data.manifolds`): no labels."""
+    options = {key: float(spec[key]) for key in ("noise", "amplitude", "periods") if key in spec}
+    X = generate_sine_manifold(int(spec.get("n_samples", 1000)), seed=spec.get("seed", seed), **options)
+    return RawData(X, None, None)
 
 
 # --- helpers -----------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from .._io import atomic_path, reading_h5
+from .._io import reading_h5, writing_h5
 from .errors import DataError
 
 
@@ -90,7 +90,7 @@ def holdout_split(y: np.ndarray, seed: int, test_fraction: float = 1 / 3, n_repe
 
 
 def write_splits(path: Path, train, test, attrs: dict, folds=None) -> None:
-    with atomic_path(path) as tmp, h5py.File(tmp, "w") as h5:
+    with writing_h5(path) as h5:
         h5.create_dataset("train", data=train)
         h5.create_dataset("test", data=test)
         for k, (fit, validation) in enumerate(folds or []):

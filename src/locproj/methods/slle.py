@@ -41,15 +41,16 @@ class SupervisedLLE(TransformerMixin, BaseEstimator):
     *Regularisation.*  ``reg=r`` (a number) adds the fixed ``r I`` of eq. 4 (an absolute value:
     scikit-learn's ``reg`` is relative, ``reg * tr(Q)``).  ``reg='auto'`` adds ``sigma_i^2 I``
     per neighbourhood (§3.2).  Reading of ``sigma_i^2``: probabilistic PCA's noise estimate
-    ``1/(d - m) sum_{j > m} lambda_j`` taken on the ``k x k`` matrix that is regularised, i.e. the
-    mean of the ``k - m_i`` eigenvalues of ``Q^(i)`` beyond its first ``m_i``, ``m_i`` the fewest
-    retaining the fraction ``v`` of their sum (§3.1).  ``Q^(i)`` and the local scatter ``C^(i)``
-    share their non-zero eigenvalues (§3, Appendix), but ``Q`` is what eq. 5 gives from
-    distances alone (SLLE has no ``d``: ``D'`` is not a distance in input space), so ``d - m``
-    is read as ``k - m_i``.  (With ``k > d`` the ``k - d`` structural zero eigenvalues of ``Q``
-    are included in the mean; the literal ``d - m_i`` would give a ``(k - m_i)/(d - m_i)`` times
-    larger ridge.)  ``sigma_i^2 = 0`` (``m_i = k``) is floored at ``1e-12 tr(Q^(i))``.  This is
-    :func:`locproj.graphs.lle_weights` with ``reg_mode='auto'``.
+    ``1/(d - m) sum_{j > m} lambda_j`` literally, with ``m`` the embedding's dimension
+    ``n_components_`` (one for all neighbourhoods: "the goal is to embed each of these
+    neighbourhoods linearly in an m-dimensional space, and discard noise outside this space"), ``d``
+    the input dimension and ``lambda_j`` the eigenvalues of ``Q^(i)``, which are the non-zero ones
+    of the local scatter ``C^(i)`` (§3, Appendix; for SLLE those of ``D'``).  Each neighbourhood's
+    own ``m_i`` (from ``v``) serves the majority vote only: with ``sigma_i^2`` beyond ``m_i``, a
+    neighbourhood in a bend of a 2-D sheet in 3-D needs ``m_i = 3 = d`` and gets ``sigma_i^2 = 0``
+    exactly where Fig. 2(b) has its peaks (docs/fidelity, "Paper 004").  ``sigma_i^2 = 0`` is
+    floored at ``1e-12 tr(Q^(i))``.  This is :func:`locproj.graphs.lle_weights` with
+    ``reg_mode='auto'`` and ``subspace=(n_components_, d)``.
 
     **Stage II** (eq. 6-7).  ``Y`` minimises ``tr(Y M Y^T)``, ``M = (I - W)^T (I - W)``,
     subject to ``(1/n) Y Y^T = I``: the bottom eigenvectors of ``M``.  The constant vector
@@ -110,8 +111,8 @@ class SupervisedLLE(TransformerMixin, BaseEstimator):
     reg : float >= 0 or 'auto', default='auto'
         ``r`` of ``Q + r I`` (eq. 4), or ``'auto'``: ``Q + sigma_i^2 I`` (§3.2).
     retained_variance : float in (0, 1] or None, default=None
-        ``v`` for ``sigma_i^2`` (``reg='auto'`` and subset selection).  None: ``n_components``
-        when it is a float (one ``v`` sets both, §3.4), else 0.9 (the paper's usual value).
+        ``v`` for the local dimensions ``m_i`` (§3.1).  None: ``n_components`` when it is a float
+        (one ``v`` sets both, §3.4), else 0.9 (the paper's usual value).
     n_subset : int, float in (0, 1] or None, default=None
         ``p``, the number of samples kept by subset selection (a float: that fraction of the
         training samples, rounded up); None keeps all.
@@ -131,7 +132,7 @@ class SupervisedLLE(TransformerMixin, BaseEstimator):
         ``tr(Y M Y^T) = n_subset * sum(eigenvalues_)``.
     n_components_ : int
     retained_variance_ : float
-        The ``v`` used for ``sigma_i^2`` and ``m_i``.
+        The ``v`` used for ``m_i``.
     local_dimensions_ : int ndarray of shape (n_samples,)
         ``m_i`` of every training sample's neighbourhood (first stage I, all samples).
     noise_variances_ : ndarray of shape (n_samples,)
@@ -191,8 +192,11 @@ class SupervisedLLE(TransformerMixin, BaseEstimator):
         # stage I on all samples: m_i (§3.1) and sigma_i^2 (§3.2)
         Z = self._coordinates(X, y)
         nbhd = graphs.kneighbors(Z, k)
-        m_i, sigma2, ridge = graphs.local_pca_and_ridge(Z, nbhd, v)
+        spectra = graphs.local_spectra(Z, nbhd)
+        m_i = graphs.spectrum_summary(spectra, v)[0]
         n_components = self._dimension(m_i)
+        subspace = (n_components, X.shape[1])  # sigma_i^2 beyond the embedding's m, in d dimensions
+        _, sigma2, ridge = graphs.spectrum_summary(spectra, v, subspace)
 
         # subset selection (§3.3), then stage I again on the subset
         if self.n_subset is None:
@@ -210,7 +214,7 @@ class SupervisedLLE(TransformerMixin, BaseEstimator):
         reg, reg_mode = self._regularisation()
         if reg_mode == "auto" and self.n_subset is None:  # the ridge of the first stage I, not recomputed
             reg, reg_mode = ridge, "fixed"
-        W = graphs.lle_weights(Z, nbhd, reg=reg, reg_mode=reg_mode, retained_variance=v)
+        W = graphs.lle_weights(Z, nbhd, reg=reg, reg_mode=reg_mode, retained_variance=v, subspace=subspace)
 
         # stage II
         solver = self.eigen_solver
@@ -256,7 +260,8 @@ class SupervisedLLE(TransformerMixin, BaseEstimator):
         neighbors = self.nbrs_.kneighbors(X, return_distance=False)
         reg, reg_mode = self._regularisation()
         W = graphs.lle_weights_out_of_sample(X, self.X_fit_, neighbors, reg=reg, reg_mode=reg_mode,
-                                             retained_variance=self.retained_variance_)
+                                             retained_variance=self.retained_variance_,
+                                             subspace=(self.n_components_, self.n_features_in_))
         return np.asarray(W @ Y)
 
     # ------------------------------------------------------------------ validation

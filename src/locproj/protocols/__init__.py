@@ -8,19 +8,22 @@ An experiment names its ``protocol`` in the config (default ``cv_table``):
 ``dimension_curve`` (:mod:`.curve`)
     The same jobs on per-class partitions (a count or a fraction of each class), also recording
     the test error of the refitted projection at every dimension: Fig. 4 of paper 001.
+``train_test_curve`` (:mod:`.train_test`)
+    Fixed hyper-parameters, no CV: per partition (a repetition), the test error of each method and
+    classifier against a swept dimension or training-set size: Figs. 5-6 of paper 004.
 ``embedding`` (:mod:`.embedding`)
     One fit per panel, training and novel points mapped to 2-D or 3-D and drawn, basis vectors drawn
     as images: Figs. 1-3 of paper 001.
 
-The two split protocols share the job engine of :mod:`locproj.experiments` (splits, blocks,
+The split protocols share the job engine of :mod:`locproj.experiments` (splits, blocks,
 seeds) and the CV and evaluation core (:mod:`locproj.selection`, :mod:`locproj.evaluation`); a
 protocol module adds only what differs.
 """
 
-PROTOCOLS = ("cv_table", "dimension_curve", "embedding")
+PROTOCOLS = ("cv_table", "dimension_curve", "train_test_curve", "embedding")
 
 #: Protocols whose jobs are (dataset, partition, method, block of splits).
-SPLIT_PROTOCOLS = ("cv_table", "dimension_curve")
+SPLIT_PROTOCOLS = ("cv_table", "dimension_curve", "train_test_curve")
 
 
 def protocol_of(spec: dict) -> str:
@@ -40,6 +43,8 @@ def aggregate(spec: dict, inputs, out_dir, seed=None, notes=None) -> None:
         from .table import aggregate_table as run
     elif name == "dimension_curve":
         from .curve import aggregate_curves as run
+    elif name == "train_test_curve":
+        from .train_test import aggregate_train_test as run
     else:
         from .embedding import aggregate_embedding as run
     run(spec, inputs, out_dir, seed=seed, notes=notes)

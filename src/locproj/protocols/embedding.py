@@ -1,17 +1,25 @@
-"""The ``embedding`` protocol: one fit per panel, drawn as scatter plots or images (Figs. 1-3 of paper 001).
+"""The ``embedding`` protocol: one fit per panel, drawn as scatter plots or images (Figs. 1-3 of paper 001,
+Figs. 1-4 of paper 004).
 
 An experiment with ``protocol: embedding`` has two keys:
 
 ``panels``: name -> panel
     ``kind``
         ``embedding`` (training and novel points mapped to 2-D or 3-D), ``basis`` (the first
-        ``n_show`` rows of ``components_`` drawn as images: Eigenfaces, LEAfaces) or ``samples``
-        (``n_show`` evenly spaced samples drawn as images).
+        ``n_show`` rows of ``components_`` drawn as images: Eigenfaces, LEAfaces), ``samples``
+        (``n_show`` evenly spaced samples drawn as images) or ``attribute`` (a per-sample
+        attribute of the fitted estimator, e.g. ``noise_variances_``, against an input
+        coordinate: 004 Fig. 2(b)).
     ``dataset``
         Dataset or view name.
     ``method``, ``params``
-        :func:`locproj.registry.make_estimator` name and parameters (kinds embedding and basis);
-        ``n_components`` defaults to ``dims`` (embedding) or ``n_show`` (basis).
+        :func:`locproj.registry.make_estimator` name and parameters (kinds embedding, basis and
+        attribute); ``n_components`` defaults to ``dims`` (embedding, attribute) or ``n_show``
+        (basis), except for ``raw`` (the input coordinates themselves: 004 Fig. 1(a)). A float
+        ``n_components`` (004's retained variance v) leaves the dimension to the fit, which must
+        give at least ``dims`` columns. An estimator with a ``random_state`` parameter that
+        ``params`` leave unset gets one derived from the config's seed and the dataset (so every
+        fit on a dataset draws, e.g., the same SLLE subset).
     ``pca`` (optional)
         Number of principal components the method is fitted in (PCA of the training samples
         first, as for the LEAfaces of 001 Fig. 2(a)); the basis is mapped back to pixels.
@@ -22,8 +30,39 @@ An experiment with ``protocol: embedding`` has two keys:
     ``novel`` (optional): ``{every, offset}``
         Samples ``offset, offset + every, ...`` (positions after the class selection) are held out
         of the fit and mapped by ``transform`` as novel points.
-    ``colour`` (``order`` | ``label``, default ``order``)
-        Colour by sample index (a cyclic colormap when ``cyclic``) or by class.
+    ``split`` (optional): ``{per_class: n}``
+        ``n`` training samples of each class drawn at random (:func:`per_class_split`, seeded by
+        the config's seed, the dataset and ``n``: every panel with the same split has the same
+        training set), the others are test points mapped by ``transform`` (stored as novel).
+        Not with ``novel``.
+    ``draw`` (``all`` | ``train`` | ``novel``, default ``all``)
+        Which points a scatter panel draws: e.g. the training and the test panels of 004 Fig. 4.
+    ``select`` (optional)
+        A fitted attribute holding training positions (``subset_`` of
+        :class:`~locproj.methods.SupervisedLLE`): only those training points are drawn.
+    ``space`` (``embedding`` | ``input``, default ``embedding``)
+        Draw the fit's coordinates, or the first ``dims`` input coordinates of the same samples
+        (004 Fig. 2(c): the selected subset in input space).
+    ``classifier`` (optional, ``nearest_mean``)
+        Train :class:`~sklearn.neighbors.NearestCentroid` on the drawn coordinates of the
+        training points (2-D: its decision regions and boundaries are drawn); its training and
+        test (novel) errors are stored, printed in the panel and listed in the checks table.
+    ``images`` (optional, 2-D panels of image data)
+        Number of samples on the border of the drawn points shown as images at their places
+        (:func:`border_samples`; 004 Fig. 3).
+    ``report`` (optional)
+        Names of scalar fitted attributes (e.g. ``n_components_``, the m found by 004's v)
+        stored and listed in the checks table.
+    ``attribute``, ``feature`` (kind ``attribute``)
+        The per-sample fitted attribute (one value per training sample) and the input
+        coordinate (column index, default 0) it is drawn against, with the median in 20 bins
+        of that coordinate as a trend line (:func:`binned_medians`).
+    ``axis_labels`` (optional)
+        Axis labels, one per drawn axis; default ``y_1, y_2, ...`` (embedding), ``x_1, ...``
+        (``space: input``), input coordinate and attribute name (kind ``attribute``).
+    ``colour`` (``order`` | ``label`` | ``{feature: j}``, default ``order``)
+        Colour by sample index (a cyclic colormap when ``cyclic``), by class, or by input
+        coordinate ``j`` (004 Figs. 1-2: by position along the sine).
     ``cyclic`` (default false)
         The sample order is one closed turn (the teapot): training points are joined in order and
         the order checks below are stored.
@@ -34,6 +73,10 @@ An experiment with ``protocol: embedding`` has two keys:
 ``figures``: name -> ``{title, panels: [panel names], columns}``
     One multi-panel figure each; ``columns`` (default 3) embedding panels share a row, basis and
     samples panels take a row each.
+
+The checks table (``checks.csv``) has a row for every panel with order checks, a classifier or
+reported attributes; its columns beyond :data:`CHECK_COLUMNS` (``classifier, train_error,
+test_error`` and the reported names) appear only when a panel has them.
 
 Order checks (paper 001 §5.2: LEA keeps "the point sequence" and "the 10 new data are projected
 precisely onto the manifold curve"), on the drawn coordinates of cyclic embedding panels:
@@ -66,13 +109,17 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "KINDS", "COLOURS", "aggregate_embedding", "check_spec", "checks_table", "input_space_basis",
-    "novel_placement_fraction", "novel_split", "plot_figure", "read_panel", "run_panel", "select_samples",
-    "turn_neighbour_fraction", "write_checks",
+    "KINDS", "COLOURS", "aggregate_embedding", "binned_medians", "border_samples", "check_spec", "checks_table",
+    "input_space_basis", "novel_placement_fraction", "novel_split", "per_class_split", "plot_figure",
+    "read_panel", "run_panel", "select_samples", "turn_neighbour_fraction", "write_checks",
 ]
 
-KINDS = ("embedding", "basis", "samples")
-COLOURS = ("order", "label")
+KINDS = ("embedding", "basis", "samples", "attribute")
+SCATTER_KINDS = ("embedding", "attribute")   # drawn on axes, several to a row
+COLOURS = ("order", "label")                 # or {feature: j}
+SPACES = ("embedding", "input")
+DRAWS = ("all", "train", "novel")
+CLASSIFIERS = ("nearest_mean",)
 FORMATS = ("png", "pdf")
 DPI = 150
 CHECK_COLUMNS = ["panel", "dataset", "method", "params", "dims", "turn_neighbour_fraction",
@@ -113,19 +160,68 @@ def _check_panel(name: str, panel: dict) -> None:
     if panel.get("dims", 2) not in (2, 3):
         fail(f"dims must be 2 or 3, got {panel.get('dims')!r}")
     n_components, dims = (panel.get("params") or {}).get("n_components"), panel.get("dims", 2)
-    if panel["kind"] == "embedding" and n_components is not None and n_components < dims:
+    if panel["kind"] == "embedding" and isinstance(n_components, int) and n_components < dims:
         fail(f"n_components {n_components} is fewer than the {dims} dims drawn")
-    if panel.get("colour", "order") not in COLOURS:
-        fail(f"colour must be one of {COLOURS}, got {panel.get('colour')!r}")
+    colour = panel.get("colour", "order")
+    if not (colour in COLOURS if isinstance(colour, str) else _is_feature_choice(colour)):
+        fail(f"colour must be one of {COLOURS} or {{feature: j}} with a column index j >= 0, got {colour!r}")
     if panel.get("pca") is not None and not (isinstance(panel["pca"], int) and panel["pca"] >= 1):
         fail(f"pca must be a positive number of components, got {panel['pca']!r}")
     novel = panel.get("novel")
     if novel and not (int(novel.get("every", 0)) >= 2 and 0 <= int(novel.get("offset", 0)) < int(novel["every"])):
         fail(f"novel needs every >= 2 and 0 <= offset < every, got {novel}")
+    _check_split(panel, fail)
+    _check_drawing(panel, fail)
+
+
+def _is_feature_choice(value) -> bool:
+    return isinstance(value, dict) and set(value) == {"feature"} and _is_index(value["feature"])
+
+
+def _is_index(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _check_split(panel: dict, fail) -> None:
+    split = panel.get("split")
+    if split is None:
+        return
+    if not (isinstance(split, dict) and set(split) == {"per_class"} and _is_index(split["per_class"])
+            and split["per_class"] >= 1):
+        fail(f"split must be {{per_class: n}} with n >= 1 training samples per class, got {split!r}")
+    if panel.get("novel"):
+        fail("split and novel both choose the points held out of the fit; give one of them")
+
+
+def _check_drawing(panel: dict, fail) -> None:
+    """The options of scatter panels: what is drawn, where, and what is computed on it."""
+    for key, allowed in (("space", SPACES), ("draw", DRAWS), ("classifier", CLASSIFIERS + (None,))):
+        default = None if key == "classifier" else allowed[0]
+        if panel.get(key, default) not in allowed:
+            fail(f"{key} must be one of {tuple(a for a in allowed if a is not None)}, got {panel.get(key)!r}")
+    for key in ("select", "attribute"):
+        if key in panel and not (isinstance(panel[key], str) and panel[key].endswith("_")):
+            fail(f"{key} must name a fitted attribute (ending in '_', e.g. subset_), got {panel[key]!r}")
+    if panel["kind"] == "attribute" and "attribute" not in panel:
+        fail("kind 'attribute' needs attribute: a per-sample fitted attribute such as noise_variances_")
+    if not _is_index(panel.get("feature", 0)):
+        fail(f"feature must be a column index >= 0, got {panel.get('feature')!r}")
+    report = panel.get("report", [])
+    if not (isinstance(report, list) and all(isinstance(r, str) and r.endswith("_") for r in report)):
+        fail(f"report must be a list of fitted attribute names (ending in '_'), got {report!r}")
+    images = panel.get("images")
+    if images is not None and not (_is_index(images) and images >= 1 and panel.get("dims", 2) == 2
+                                   and panel["kind"] == "embedding"):
+        fail(f"images must be a number >= 1 of border samples on a 2-D embedding panel, got {images!r}")
+    labels, axes = panel.get("axis_labels"), 2 if panel["kind"] == "attribute" else panel.get("dims", 2)
+    if labels is not None and not (isinstance(labels, list) and len(labels) == axes):
+        fail(f"axis_labels must list {axes} labels, got {labels!r}")
 
 
 def _fit_params(panel: dict) -> dict:
     params = dict(panel.get("params") or {})
+    if panel["method"] == "raw":   # the input coordinates: no n_components (registry.make_estimator)
+        return params
     default = panel.get("n_show", 3) if panel["kind"] == "basis" else panel.get("dims", 2)
     params.setdefault("n_components", default)
     return params
@@ -155,6 +251,20 @@ def novel_split(n: int, novel: dict | None = None) -> tuple[np.ndarray, np.ndarr
     held_out = np.zeros(n, dtype=bool)
     held_out[int(novel.get("offset", 0))::int(novel["every"])] = True
     return positions[~held_out], positions[held_out]
+
+
+def per_class_split(y, n_per_class: int, name: str, seed) -> tuple[np.ndarray, np.ndarray]:
+    """Positions ``(train, test)`` in ``y``: ``n_per_class`` training samples of every class drawn at
+    random, the rest as test; the draw is :func:`locproj.data.per_class_splits`'s first split with
+    the seed it would get for ``name`` and that count (:func:`locproj.data.make_splits`)."""
+    from ..data import derived_seed, per_class_splits
+
+    if seed is None:
+        raise ValueError("split: {per_class: ...} draws at random and needs the config's seed")
+    if y is None:
+        raise ValueError(f"split per class asked for, but {name!r} has no labels")
+    train, test = per_class_splits(y, int(n_per_class), 1, derived_seed(seed, name, int(n_per_class)))
+    return train[0], test[0]
 
 
 def _sample_positions(n: int, n_show: int) -> np.ndarray:
@@ -238,7 +348,7 @@ def novel_placement_fraction(Z_train, order_train, Z_novel, order_novel) -> floa
 # --------------------------------------------------------------------------- one panel
 
 
-def run_panel(panel: dict, data_path, output_path, provenance: dict | None = None) -> None:
+def run_panel(panel: dict, data_path, output_path, provenance: dict | None = None, seed=None) -> None:
     """Fit one panel's method and write what its drawing needs to one HDF5 file, atomically.
 
     Parameters
@@ -252,21 +362,36 @@ def run_panel(panel: dict, data_path, output_path, provenance: dict | None = Non
         stored, so a rerun gives the same bytes.
     provenance : dict, optional
         Root attributes (e.g. :func:`locproj._io.provenance_attrs`).
+    seed : int, optional
+        The config's master seed: draws ``split`` and seeds estimators with a ``random_state``.
     """
     from ..data import read_dataset_file
 
     _check_panel(panel.get("title", "(untitled)"), panel)
     data = read_dataset_file(data_path)
     kept = select_samples(data, panel.get("classes"))
-    if panel["kind"] != "embedding" and data.image_shape is None:
-        raise ValueError(f"kind {panel['kind']!r} draws images, but {data_path} holds no image shape")
-    if panel.get("colour") == "label" and data.y is None:
-        raise ValueError(f"colour 'label' asked for, but {data_path} has no labels")
+    _check_data(panel, data, data_path)
     if panel["kind"] == "samples":
         arrays, checks = _sample_arrays(panel, data, kept), {}
     else:
-        arrays, checks = _fit_arrays(panel, data, kept)
+        arrays, checks = _fit_arrays(panel, data, kept, seed)
     _write_panel(output_path, arrays, {**(provenance or {}), **_panel_attrs(panel, data), **checks})
+
+
+def _check_data(panel: dict, data, data_path) -> None:
+    """Fail when the panel asks for images, labels or input columns the data do not have."""
+    if (panel["kind"] not in SCATTER_KINDS or panel.get("images")) and data.image_shape is None:
+        raise ValueError(f"panel {panel.get('title', '')!r} draws images, but {data_path} holds no image shape")
+    for key, wanted in (("colour", "label"), ("classifier", "nearest_mean")):
+        if panel.get(key) == wanted and data.y is None:
+            raise ValueError(f"{key} {wanted!r} asked for, but {data_path} has no labels")
+    columns = [panel.get("feature", 0)]
+    if isinstance(panel.get("colour"), dict):
+        columns.append(panel["colour"]["feature"])
+    if panel.get("space") == "input":
+        columns.append(int(panel.get("dims", 2)) - 1)
+    if max(columns) >= data.X.shape[1]:
+        raise ValueError(f"input column {max(columns)} asked for, but {data_path} has {data.X.shape[1]} features")
 
 
 def _panel_attrs(panel: dict, data) -> dict:
@@ -288,22 +413,51 @@ def _sample_arrays(panel: dict, data, kept: np.ndarray) -> dict:
     return {"sample_index": index, "samples": data.X[index], **_labels(data, index, "sample")}
 
 
-def _fit_arrays(panel: dict, data, kept: np.ndarray) -> tuple[dict, dict]:
-    """The fit's arrays, and the order checks (cyclic embedding panels; else empty)."""
+def _held_out(panel: dict, data, kept: np.ndarray, seed) -> tuple[np.ndarray, np.ndarray]:
+    """Data indices ``(train, novel)`` of the fit: by ``split`` (per class) or ``novel`` (every j-th)."""
+    if panel.get("split"):
+        y = None if data.y is None else data.y[kept]
+        train_pos, novel_pos = per_class_split(y, panel["split"]["per_class"], panel["dataset"], seed)
+    else:
+        train_pos, novel_pos = novel_split(len(kept), panel.get("novel"))
+    return kept[train_pos], kept[novel_pos]
+
+
+def _make_estimator(panel: dict, seed):
+    """The panel's estimator (after a PCA step when ``pca``); a ``random_state`` the params leave
+    unset is derived from ``seed`` and the dataset."""
     from sklearn.decomposition import PCA
     from sklearn.pipeline import Pipeline
 
+    from ..data import derived_seed
     from ..registry import make_estimator
 
-    train_pos, novel_pos = novel_split(len(kept), panel.get("novel"))
-    train, novel = kept[train_pos], kept[novel_pos]
     estimator = make_estimator(panel["method"], **_fit_params(panel))
+    unset = "random_state" in estimator.get_params() and "random_state" not in (panel.get("params") or {})
+    if seed is not None and unset:
+        estimator.set_params(random_state=derived_seed(seed, "embedding", panel["dataset"]) % 2**32)
     if panel.get("pca"):
         # the full SVD: scikit-learn's default picks a randomised one for few components
         estimator = Pipeline([("pca", PCA(n_components=panel["pca"], svd_solver="full")), ("method", estimator)])
+    return estimator
+
+
+def _final_step(estimator):
+    """The panel's method itself (the last step of a PCA-then-method pipeline)."""
+    return estimator.named_steps["method"] if hasattr(estimator, "named_steps") else estimator
+
+
+def _fit_arrays(panel: dict, data, kept: np.ndarray, seed=None) -> tuple[dict, dict]:
+    """The fit's arrays, and its checks: order checks (cyclic embedding panels), classifier
+    errors and reported attributes (when asked for); else empty."""
+    train, novel = _held_out(panel, data, kept, seed)
+    estimator = _make_estimator(panel, seed)
     y_train = None if data.y is None else data.y[train]
     Z_train = estimator.fit_transform(data.X[train], y_train)   # LLE: its embedding_; linear: the projection
     Z_novel = estimator.transform(data.X[novel]) if len(novel) else np.empty((0, Z_train.shape[1]))
+    dims = int(panel.get("dims", 2))
+    if panel["kind"] != "basis" and panel.get("space") != "input" and Z_train.shape[1] < dims:
+        raise ValueError(f"the fit gave {Z_train.shape[1]} coordinates, fewer than the {dims} dims drawn")
     arrays = {
         "train_index": train, "train_embedding": Z_train, "novel_index": novel, "novel_embedding": Z_novel,
         **_labels(data, train, "train"), **_labels(data, novel, "novel"),
@@ -312,10 +466,120 @@ def _fit_arrays(panel: dict, data, kept: np.ndarray) -> tuple[dict, dict]:
     if basis is not None:
         rows = int(panel.get("n_show", 3)) if panel["kind"] == "basis" else None
         arrays["basis"], arrays["mean"] = basis[0][:rows], basis[1]
+    arrays.update(_drawing_arrays(panel, data, _final_step(estimator), train, novel))
     checks = {}
     if panel["kind"] == "embedding" and panel.get("cyclic"):
-        checks = _order_checks(Z_train, train, Z_novel, novel, int(panel.get("dims", 2)))
+        checks = _order_checks(Z_train, train, Z_novel, novel, dims)
+    if panel.get("classifier"):
+        class_arrays, errors = nearest_mean_errors(panel, arrays)
+        arrays.update(class_arrays)
+        checks.update(errors)
+    if panel.get("report"):
+        checks["reported"] = json.dumps({name: _scalar(_final_step(estimator), name) for name in panel["report"]})
+    if panel.get("images"):
+        arrays.update(_border_arrays(panel, data, arrays))
     return arrays, checks
+
+
+def _drawing_arrays(panel: dict, data, fitted, train: np.ndarray, novel: np.ndarray) -> dict:
+    """What the drawing options need besides the fit: colour values, input coordinates, the selected
+    training samples and the per-sample attribute."""
+    arrays = {}
+    colour = panel.get("colour")
+    if isinstance(colour, dict):
+        arrays["train_colour"] = data.X[train, colour["feature"]]
+        arrays["novel_colour"] = data.X[novel, colour["feature"]]
+    if panel.get("space") == "input":
+        dims = int(panel.get("dims", 2))
+        arrays["train_input"], arrays["novel_input"] = data.X[train, :dims], data.X[novel, :dims]
+    if panel.get("select"):
+        arrays["selected_index"] = np.sort(train[_positions(fitted, panel["select"], len(train))])
+    if panel["kind"] == "attribute":
+        arrays["train_attribute"] = _per_sample(fitted, panel["attribute"], len(train))
+        arrays["train_feature"] = data.X[train, panel.get("feature", 0)]
+    return arrays
+
+
+def _fitted(fitted, name: str):
+    if not hasattr(fitted, name):
+        raise ValueError(f"the fitted {type(fitted).__name__} has no attribute {name!r}")
+    return getattr(fitted, name)
+
+
+def _per_sample(fitted, name: str, n: int) -> np.ndarray:
+    values = np.asarray(_fitted(fitted, name), dtype=float)
+    if values.shape != (n,):
+        raise ValueError(f"attribute {name!r} has shape {values.shape}, not one value per training sample ({n})")
+    return values
+
+
+def _positions(fitted, name: str, n: int) -> np.ndarray:
+    """Training positions held by a fitted attribute: indices, or a boolean mask of length ``n``."""
+    values = np.asarray(_fitted(fitted, name))
+    if values.dtype == bool and values.shape == (n,):
+        return np.flatnonzero(values)
+    if values.ndim != 1 or values.dtype.kind not in "iu" or (len(values) and not 0 <= values.min() <= values.max() < n):
+        raise ValueError(f"attribute {name!r} does not hold positions among the {n} training samples")
+    return values
+
+
+def _scalar(fitted, name: str):
+    value = np.asarray(_fitted(fitted, name))
+    if value.shape != ():
+        raise ValueError(f"report: attribute {name!r} is not a scalar (shape {value.shape})")
+    return value.item()
+
+
+def nearest_mean_errors(panel: dict, arrays: dict) -> tuple[dict, dict]:
+    """The nearest-mean classifier (:class:`~sklearn.neighbors.NearestCentroid`) trained on the drawn
+    coordinates of the training points: ``(arrays, errors)`` with the class means and their labels,
+    and the ``classifier``, ``train_error`` and (with novel points) ``test_error``."""
+    from sklearn.neighbors import NearestCentroid
+
+    Z_train, Z_novel = _coordinates(panel, arrays, "train"), _coordinates(panel, arrays, "novel")
+    model = NearestCentroid().fit(Z_train, arrays["train_labels"])
+    errors = {"classifier": panel["classifier"],
+              "train_error": float(np.mean(model.predict(Z_train) != arrays["train_labels"]))}
+    if len(Z_novel):
+        errors["test_error"] = float(np.mean(model.predict(Z_novel) != arrays["novel_labels"]))
+    return {"class_means": model.centroids_, "class_mean_labels": model.classes_}, errors
+
+
+def _coordinates(spec: dict, result: dict, stem: str) -> np.ndarray:
+    """The drawn coordinates of the ``stem`` (train or novel) points: fit or input space, ``dims`` columns."""
+    dims = int(spec.get("dims", 2))
+    if spec.get("space") == "input":
+        return result[f"{stem}_input"][:, :dims]
+    return result[f"{stem}_embedding"][:, :dims]
+
+
+def _visible(spec: dict, result: dict) -> dict[str, np.ndarray]:
+    """Masks of the drawn training and novel points (options ``draw`` and ``select``)."""
+    draw = spec.get("draw", "all")
+    train = np.full(len(result["train_index"]), draw != "novel")
+    if "selected_index" in result:
+        train &= np.isin(result["train_index"], result["selected_index"])
+    return {"train": train, "novel": np.full(len(result["novel_index"]), draw != "train")}
+
+
+def border_samples(Z, n: int) -> np.ndarray:
+    """Positions (distinct, in order of direction) of the points of ``Z`` (2-D) furthest out in ``n``
+    evenly spaced directions, after scaling each axis to unit standard deviation."""
+    Z = np.asarray(Z, dtype=float)
+    scaled = (Z - Z.mean(axis=0)) / np.where(Z.std(axis=0) > 0, Z.std(axis=0), 1.0)
+    angles = np.pi / 2 + 2 * np.pi * np.arange(n) / n
+    outermost = np.argmax(scaled @ np.stack([np.cos(angles), np.sin(angles)]), axis=0)
+    _, first = np.unique(outermost, return_index=True)
+    return outermost[np.sort(first)]
+
+
+def _border_arrays(panel: dict, data, arrays: dict) -> dict:
+    visible = _visible(panel, arrays)
+    index = np.r_[arrays["train_index"][visible["train"]], arrays["novel_index"][visible["novel"]]]
+    Z = np.r_[_coordinates(panel, arrays, "train")[visible["train"]],
+              _coordinates(panel, arrays, "novel")[visible["novel"]]]
+    chosen = border_samples(Z, int(panel["images"]))
+    return {"border_index": index[chosen], "border_coordinates": Z[chosen], "border_images": data.X[index[chosen]]}
 
 
 def input_space_basis(estimator) -> tuple[np.ndarray, np.ndarray] | None:
@@ -360,11 +624,16 @@ def read_panel(path) -> dict:
 
     Keys: the attributes (``kind, dataset, method, params`` (JSON), ``panel`` (JSON),
     ``image_shape`` (tuple or None), ``class_names`` (list), the checks
-    ``turn_neighbour_fraction`` and ``novel_placement_fraction`` when computed, provenance) and the
-    arrays present: ``train_index, train_embedding, novel_index, novel_embedding`` (embedding and
-    basis), ``train_labels, novel_labels`` (labelled data), ``basis`` (rows of ``components_``,
-    in the input space: ``n_show`` rows for basis panels) and ``mean`` (estimators with
-    ``components_``), ``sample_index, samples, sample_labels`` (samples panels).
+    ``turn_neighbour_fraction`` and ``novel_placement_fraction`` when computed, ``classifier``,
+    ``train_error`` and ``test_error`` (option ``classifier``), ``reported`` (JSON, option
+    ``report``), provenance) and the arrays present: ``train_index, train_embedding, novel_index,
+    novel_embedding`` (embedding, basis and attribute), ``train_labels, novel_labels`` (labelled
+    data), ``basis`` (rows of ``components_``, in the input space: ``n_show`` rows for basis
+    panels) and ``mean`` (estimators with ``components_``), ``sample_index, samples,
+    sample_labels`` (samples panels), ``train_colour, novel_colour`` (colour by feature),
+    ``train_input, novel_input`` (space input), ``selected_index`` (select), ``train_attribute,
+    train_feature`` (kind attribute), ``class_means, class_mean_labels`` (classifier) and
+    ``border_index, border_coordinates, border_images`` (images).
     """
     with reading_h5(path) as h5:
         result = {name: h5[name][()] for name in h5}
@@ -416,37 +685,46 @@ def aggregate_embedding(spec: dict, panel_paths: dict, out_dir, notes: dict | No
 
 
 def checks_table(spec: dict, panels: dict) -> pd.DataFrame:
-    """One row per panel with order checks, in the order of ``spec['panels']``.
+    """One row per panel with order checks, a classifier or reported attributes, in the order of
+    ``spec['panels']``.
 
     Columns ``panel, dataset, method, params`` (JSON), ``dims, turn_neighbour_fraction,
-    novel_placement_fraction`` (NaN without novel points), ``n_train, n_novel``.
+    novel_placement_fraction`` (NaN without them), ``n_train, n_novel``; then, when some panel
+    has them, ``classifier, train_error, test_error`` and one column per reported attribute.
     """
     import pandas as pd
 
     rows = []
     for name, panel in (spec.get("panels") or {}).items():
         result = panels.get(name)
-        if result is None or "turn_neighbour_fraction" not in result:
+        if result is None or not any(key in result for key in ("turn_neighbour_fraction", "classifier", "reported")):
             continue
         rows.append({
             "panel": name, "dataset": panel["dataset"], "method": panel.get("method", ""),
             "params": json.dumps(panel.get("params") or {}, sort_keys=True), "dims": int(panel.get("dims", 2)),
-            "turn_neighbour_fraction": float(result["turn_neighbour_fraction"]),
+            "turn_neighbour_fraction": float(result.get("turn_neighbour_fraction", np.nan)),
             "novel_placement_fraction": float(result.get("novel_placement_fraction", np.nan)),
             "n_train": len(result["train_index"]), "n_novel": len(result["novel_index"]),
+            **{key: result[key] for key in _CLASSIFIER_COLUMNS if key in result},
+            **json.loads(result.get("reported", "{}")),
         })
-    return pd.DataFrame(rows, columns=CHECK_COLUMNS)
+    extra = [key for row in rows for key in row if key not in CHECK_COLUMNS]
+    return pd.DataFrame(rows, columns=CHECK_COLUMNS + list(dict.fromkeys(extra)))
+
+
+_CLASSIFIER_COLUMNS = ("classifier", "train_error", "test_error")
+_FRACTIONS = ("turn_neighbour_fraction", "novel_placement_fraction", "train_error", "test_error")
 
 
 def write_checks(table, out_dir, notes: dict | None = None) -> None:
-    """``checks.csv`` (with a ``data_note`` column) and ``checks.md`` (fractions to 3 decimals,
-    noted datasets marked † with their note below)."""
+    """``checks.csv`` (with a ``data_note`` column) and ``checks.md`` (fractions and errors to 3
+    decimals, noted datasets marked † with their note below)."""
     from .. import aggregate
 
     out_dir = Path(out_dir)
     aggregate.write_text(out_dir / "checks.csv", aggregate._frame_to_csv(aggregate._with_notes(table, notes)))
     shown = table.copy()
-    for column in ("turn_neighbour_fraction", "novel_placement_fraction"):
+    for column in [c for c in _FRACTIONS if c in shown]:
         shown[column] = shown[column].map(lambda v: "" if np.isnan(v) else f"{v:.3f}")
     markdown = aggregate._frame_to_markdown(aggregate._mark_noted(shown, notes))
     aggregate.write_text(out_dir / "checks.md", markdown + aggregate.notes_text(notes, table["dataset"]))
@@ -464,6 +742,8 @@ _CAPTION = 0.2         # band above each image for its caption
 _IMAGE_HEIGHT = 2.0    # at most, per image row
 _LINE = 0.17           # a line of small text
 _CHARS_PER_INCH = 14   # small text, for wrapping notes
+_BORDER_IMAGE_POINTS = 30   # the longer side of a border sample's image (option images)
+_BORDER_MARGIN = 0.14       # axes margins (fraction of the data range) of a panel with border images
 
 
 def plot_figure(figure_spec: dict, panels: dict, stem, notes: dict | None = None,
@@ -517,10 +797,11 @@ def _text(figure, x: float, y: float, text: str, **kwargs) -> None:
 
 
 def _rows(names, panels: dict, columns: int) -> list[list[str]]:
-    """Embedding panels in rows of ``columns``; each image panel (basis, samples) a row of its own."""
+    """Scatter panels (embedding, attribute) in rows of ``columns``; each image panel (basis,
+    samples) a row of its own."""
     rows, current = [], []
     for name in names:
-        if panels[name][1]["kind"] == "embedding":
+        if panels[name][1]["kind"] in SCATTER_KINDS:
             current.append(name)
             if len(current) == columns:
                 rows, current = rows + [current], []
@@ -530,9 +811,9 @@ def _rows(names, panels: dict, columns: int) -> list[list[str]]:
 
 
 def _row_height(row, panels, width) -> float:
-    """Inches: title, then the axes (an embedding) or the images at full width, then the note."""
+    """Inches: title, then the axes (a scatter panel) or the images at full width, then the note."""
     spec, result = panels[row[0]]
-    if result["kind"] == "embedding":
+    if result["kind"] in SCATTER_KINDS:
         note_lines = max(_lines(_note(panels[name][0], _PANEL_WIDTH)) for name in row)
         return _TITLE + _PLOT_HEIGHT + _TICKS + _LINE * note_lines + 0.1
     return _TITLE + _CAPTION + _image_height(result, width) + _LINE * _lines(_note(spec, width)) + 0.15
@@ -561,7 +842,7 @@ def _footer(panels: dict, notes: dict | None, width: float) -> str:
 
 def _draw_row(figure, row, panels, columns: int, notes, top: float) -> None:
     """Draw the panels of one row, whose top is ``top`` inches below the figure's."""
-    image_row = panels[row[0]][1]["kind"] != "embedding"
+    image_row = panels[row[0]][1]["kind"] not in SCATTER_KINDS
     cell_width = _PANEL_WIDTH * columns if image_row else _PANEL_WIDTH
     for column, name in enumerate(row):
         spec, result = panels[name]
@@ -570,60 +851,185 @@ def _draw_row(figure, row, panels, columns: int, notes, top: float) -> None:
         _text(figure, left + cell_width / 2, top + 0.1, f"{spec.get('title', name)}{dagger}", ha="center")
         if image_row:
             bottom = _draw_images(figure, spec, result, left, top + _TITLE, cell_width)
+        elif result["kind"] == "attribute":
+            bottom = _draw_attribute(figure, spec, result, left, top + _TITLE)
         else:
             bottom = _draw_embedding(figure, spec, result, left, top + _TITLE)
         if spec.get("note"):
             _text(figure, left + cell_width / 2, bottom, _note(spec, cell_width), fontsize="small", ha="center")
 
 
-def _draw_embedding(figure, spec: dict, result: dict, left: float, top: float) -> float:
-    """Scatter plot in the cell at (``left``, ``top``) inches; returns the inches where its note goes."""
-    dims = int(spec.get("dims", 2))
+def _scatter_axes(figure, dims: int, left: float, top: float):
     if dims == 3:   # mplot3d draws its tick and axis labels inside its box
         ax = figure.add_axes(_rect(figure, left + 0.1, top, _PANEL_WIDTH - 0.2, _PLOT_HEIGHT + _TICKS),
                              projection="3d")
         ax.set_box_aspect(None, zoom=0.85)
-    else:
-        ax = figure.add_axes(_rect(figure, left + 0.7, top, _PANEL_WIDTH - 0.9, _PLOT_HEIGHT))
-    Z, Zn = result["train_embedding"][:, :dims], result["novel_embedding"][:, :dims]
+        return ax
+    return figure.add_axes(_rect(figure, left + 0.7, top, _PANEL_WIDTH - 0.9, _PLOT_HEIGHT))
+
+
+def _draw_embedding(figure, spec: dict, result: dict, left: float, top: float) -> float:
+    """Scatter plot in the cell at (``left``, ``top``) inches; returns the inches where its note goes."""
+    dims = int(spec.get("dims", 2))
+    ax = _scatter_axes(figure, dims, left, top)
+    Z, Zn = _coordinates(spec, result, "train"), _coordinates(spec, result, "novel")
+    visible = _visible(spec, result)
     style = _colours(spec, result)
+    if spec.get("classifier") and dims == 2:
+        _draw_regions(ax, result, np.r_[Z[visible["train"]], Zn[visible["novel"]]])
     if spec.get("cyclic") and spec.get("colour", "order") == "order":
         loop = np.argsort(result["train_index"], kind="stable")
         loop = np.r_[loop, loop[:1]]
         ax.plot(*Z[loop].T, color="0.6", linewidth=0.6, zorder=1)
     extra = {"depthshade": False} if dims == 3 else {}
-    ax.scatter(*Z.T, s=10, zorder=2, **style["train"], **extra)
+    ax.scatter(*Z[visible["train"]].T, s=10, zorder=2, **_masked(style["train"], visible["train"]), **extra)
     handles = style["handles"]
-    if len(Zn):
-        handles = handles + [ax.scatter(*Zn.T, s=140, marker="*", edgecolors="k", linewidths=0.6, zorder=3,
-                                        label=f"novel ({len(Zn)})", **style["novel"], **extra)]
-    ax.set_xlabel("$y_1$")
-    ax.set_ylabel("$y_2$")
-    if dims == 3:
-        ax.set_zlabel("$y_3$")
+    if visible["novel"].any():
+        marker = _novel_marker(spec, int(visible["novel"].sum()))
+        handles = handles + [ax.scatter(*Zn[visible["novel"]].T, zorder=3, **marker,
+                                        **_masked(style["novel"], visible["novel"]), **extra)]
+    setters = (ax.set_xlabel, ax.set_ylabel, getattr(ax, "set_zlabel", None))
+    for label, set_label in zip(_axis_labels(spec, dims), setters):
+        set_label(label)
     ax.tick_params(labelsize="x-small")
-    if handles:
-        ax.legend(handles=handles, fontsize="x-small", loc="upper right")
+    if handles:   # in one row above the decision regions' points when a classifier is drawn
+        row = {"ncol": len(handles), "columnspacing": 0.8, "handletextpad": 0.2} if spec.get("classifier") else {}
+        ax.legend(handles=handles, fontsize="x-small", loc="upper right", **row)
+    if spec.get("classifier"):
+        _print_error(ax, spec, result)
+    if "reported" in result:
+        _print_reported(ax, result)
+    if "border_index" in result:
+        ax.margins(_BORDER_MARGIN)   # room for the images centred on the outermost points
+        _draw_border_images(ax, result)
     return top + _PLOT_HEIGHT + _TICKS
+
+
+def _masked(style: dict, mask: np.ndarray) -> dict:
+    """Scatter arguments for the points in ``mask`` (the colours of the others dropped)."""
+    if mask.all():
+        return style
+    return {key: (np.asarray(value)[mask] if key == "c" else value) for key, value in style.items()}
+
+
+def _novel_marker(spec: dict, n: int) -> dict:
+    """Few held-out points (``novel``) as large stars; a test set (``split``) as small squares."""
+    if spec.get("split"):
+        return {"s": 8, "marker": "s", "linewidths": 0, "label": f"test ({n})"}
+    return {"s": 140, "marker": "*", "edgecolors": "k", "linewidths": 0.6, "label": f"novel ({n})"}
+
+
+def _axis_labels(spec: dict, dims: int) -> list[str]:
+    if spec.get("axis_labels"):
+        return list(spec["axis_labels"])
+    letter = "x" if spec.get("space") == "input" or spec.get("method") == "raw" else "y"
+    return [f"${letter}_{i + 1}$" for i in range(dims)]
+
+
+def _class_colour(label) -> tuple:
+    from matplotlib import colormaps
+
+    cmap = colormaps["tab10"]
+    return cmap(int(label) % cmap.N)
+
+
+def _draw_regions(ax, result: dict, Z: np.ndarray, steps: int = 300) -> None:
+    """The nearest-mean decision regions (light) and boundaries (dark) over the drawn points."""
+    from matplotlib.colors import ListedColormap
+
+    means, labels = result["class_means"], result["class_mean_labels"]
+    low, high = np.r_[Z, means].min(axis=0), np.r_[Z, means].max(axis=0)
+    # wider above and below: a band for the legend (top) and the error (bottom) clear of the points
+    margin = np.array([0.06, 0.16]) * np.where(high > low, high - low, 1.0)
+    low, high = low - margin, high + margin
+    gx, gy = np.meshgrid(np.linspace(low[0], high[0], steps), np.linspace(low[1], high[1], steps))
+    grid = np.c_[gx.ravel(), gy.ravel()]
+    nearest = np.argmin(((grid[:, None, :] - means[None]) ** 2).sum(axis=2), axis=1).reshape(gx.shape)
+    colours = ListedColormap([_class_colour(label) for label in labels])
+    levels = np.arange(len(labels) + 1) - 0.5
+    ax.contourf(gx, gy, nearest, levels=levels, cmap=colours, alpha=0.12, zorder=0)
+    ax.contour(gx, gy, nearest, levels=levels[1:-1], colors="k", linewidths=0.8, zorder=1)
+    ax.set_xlim(low[0], high[0])
+    ax.set_ylim(low[1], high[1])
+
+
+def _print_error(ax, spec: dict, result: dict) -> None:
+    """``e`` of the nearest-mean classifier on the points drawn: test points when drawn, else training."""
+    test = spec.get("draw", "all") != "train" and "test_error" in result
+    error, which = (result["test_error"], "test") if test else (result["train_error"], "training")
+    ax.text(0.03, 0.03, f"e = {error:.3f} ({which})", transform=ax.transAxes, ha="left", va="bottom",
+            fontsize="small", zorder=5, bbox={"facecolor": "white", "edgecolor": "0.7", "alpha": 0.85})
+
+
+def _print_reported(ax, result: dict) -> None:
+    """The reported attributes (option ``report``), bottom right."""
+    text = ", ".join(f"{name} = {value}" for name, value in json.loads(result["reported"]).items())
+    ax.text(0.97, 0.03, text, transform=ax.transAxes, ha="right", va="bottom", fontsize="small", zorder=5,
+            bbox={"facecolor": "white", "edgecolor": "0.7", "alpha": 0.85})
+
+
+def _draw_border_images(ax, result: dict) -> None:
+    """Each border sample as a small grey image centred on its point."""
+    from matplotlib.colors import Normalize
+    from matplotlib.offsetbox import AnnotationBbox, OffsetImage
+
+    shape = tuple(result["image_shape"])
+    norm = Normalize(result["border_images"].min(), result["border_images"].max())
+    zoom = _BORDER_IMAGE_POINTS / max(shape[:2])   # an image pixel is drawn as zoom points
+    for image, xy in zip(result["border_images"], result["border_coordinates"]):
+        picture = OffsetImage(_grey(image.reshape(shape)), cmap="gray", norm=norm, zoom=zoom)
+        ax.add_artist(AnnotationBbox(picture, tuple(xy), frameon=True, pad=0.1, zorder=4))
+
+
+def _draw_attribute(figure, spec: dict, result: dict, left: float, top: float) -> float:
+    """A fitted per-sample attribute against an input coordinate; returns the inches where the note goes."""
+    ax = _scatter_axes(figure, 2, left, top)
+    style = _colours(spec, result)["train"] if isinstance(spec.get("colour"), dict) else {"c": "C0"}
+    ax.scatter(result["train_feature"], result["train_attribute"], s=6, zorder=2, **style)
+    centres, medians = binned_medians(result["train_feature"], result["train_attribute"])
+    ax.plot(centres, medians, color="k", linewidth=1.2, zorder=3, label="median in 20 bins of x")
+    ax.legend(fontsize="x-small", loc="upper right")
+    default = [f"$x_{spec.get('feature', 0) + 1}$", spec["attribute"]]
+    xlabel, ylabel = spec.get("axis_labels") or default
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.ticklabel_format(axis="y", style="sci", scilimits=(-2, 3))
+    ax.tick_params(labelsize="x-small")
+    ax.yaxis.get_offset_text().set_fontsize("x-small")
+    return top + _PLOT_HEIGHT + _TICKS
+
+
+def binned_medians(x, values, bins: int = 20) -> tuple[np.ndarray, np.ndarray]:
+    """Centres of ``bins`` equal-width bins of ``x`` and the median of ``values`` in each (empty
+    bins left out): the trend line of an attribute panel."""
+    x, values = np.asarray(x, dtype=float), np.asarray(values, dtype=float)
+    edges = np.linspace(x.min(), x.max(), bins + 1)
+    which = np.clip(np.digitize(x, edges) - 1, 0, bins - 1)
+    filled = [b for b in range(bins) if np.any(which == b)]
+    centres = (edges[:-1] + edges[1:]) / 2
+    return centres[filled], np.array([np.median(values[which == b]) for b in filled])
 
 
 def _colours(spec: dict, result: dict) -> dict:
     """Scatter colour arguments for training and novel points, and legend handles for classes."""
-    from matplotlib import colormaps
     from matplotlib.colors import Normalize
     from matplotlib.lines import Line2D
 
-    if spec.get("colour", "order") == "label":
-        cmap = colormaps["tab10"]
-
-        def colour(labels):
-            return [cmap(int(label) % cmap.N) for label in labels]
+    colour = spec.get("colour", "order")
+    if colour == "label":
+        def colour_of(labels):
+            return [_class_colour(label) for label in labels]
 
         present = np.union1d(result["train_labels"], result.get("novel_labels", []))
-        handles = [Line2D([], [], linestyle="", marker="o", markersize=4, color=colour([c])[0],
+        handles = [Line2D([], [], linestyle="", marker="o", markersize=4, color=colour_of([c])[0],
                           label=result["class_names"][int(c)]) for c in present]
-        return {"train": {"c": colour(result["train_labels"])},
-                "novel": {"c": colour(result.get("novel_labels", []))}, "handles": handles}
+        return {"train": {"c": colour_of(result["train_labels"])},
+                "novel": {"c": colour_of(result.get("novel_labels", []))}, "handles": handles}
+    if isinstance(colour, dict):
+        values = np.r_[result["train_colour"], result["novel_colour"]]
+        norm = Normalize(values.min(), values.max())
+        return {"train": {"c": result["train_colour"], "cmap": "viridis", "norm": norm},
+                "novel": {"c": result["novel_colour"], "cmap": "viridis", "norm": norm}, "handles": []}
     everything = np.r_[result["train_index"], result["novel_index"]]
     norm = Normalize(everything.min(), everything.max() + (1 if spec.get("cyclic") else 0))
     cmap = "twilight" if spec.get("cyclic") else "viridis"

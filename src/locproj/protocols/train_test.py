@@ -1,0 +1,328 @@
+"""The ``train_test_curve`` protocol (paper 004, Figs. 5-6): test error against a swept quantity on
+fixed training and test sets, repeated over seeded partitions, with fixed hyper-parameters.
+
+The partitions are those of the split protocols (:mod:`locproj.experiments`): ``m`` training
+samples per class and the rest as the test set (USPS, 1100 per digit at ``m = 500``: 500 training
+and 600 test images per class); a *repetition* is one partition. Nothing is cross-validated: each
+method entry is fitted with its ``fixed`` parameters, as in the paper. The experiment names
+
+``x``, ``values``
+    What the curve sweeps, at the given increasing values:
+
+    * ``n_components``: the method is fitted once at ``max(values)`` and each classifier is trained
+      and tested on the first ``m`` columns for every ``m`` in ``values`` (eigenvector and
+      principal-axis bases are nested, so this is a fit per ``m``). A method that returns fewer
+      columns has no value beyond them; ``raw`` has no columns to choose and gives a flat line.
+    * ``n_per_class``: the training set of ``n`` is the first ``n`` samples of each class in a
+      seeded permutation of the partition's training samples (so the sets are nested and equal
+      for every method and experiment on the same data); the test set stays the same. A method
+      entry with ``subset: selected`` is instead fitted on the whole training part with
+      ``n_subset = n * c`` (paper 004 §3.3: ``n * c`` samples drawn from the ECDF of
+      ``sigma_i^2``), and its classifiers are trained on the selected samples.
+
+``classifiers``: name -> ``{classifier, params}``
+    :data:`locproj.evaluation.CLASSIFIERS` with their keyword arguments, trained on the mapped
+    training set and tested on the mapped test set. A method entry's ``classifiers`` lists the
+    ones it is evaluated with (default all); a curve is a (method entry, classifier) pair.
+``methods``: name -> ``{method, fixed, classifiers, subset}``
+    ``method`` is the :mod:`locproj.registry` name (default: the entry's own name), so one method
+    can appear with several parameter sets (SLLE at several alpha). An estimator with a
+    ``random_state`` gets one derived from the master seed and the repetition.
+
+Outputs: ``curves.csv`` (mean, std and count over repetitions per dataset, method, classifier and
+``x``, with the range of ``n_components_`` a float ``n_components`` found), ``<table_name>.csv/
+.md/.tex`` (the curves as a table, a column per curve), ``comparison.csv/.md`` (the published
+points beside ours) and one figure per dataset (a panel per classifier with ``panel_by:
+classifier``, otherwise one panel, published points marked). Errors are in percent; stds over
+repetitions (``ddof=1``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import h5py
+import numpy as np
+import pandas as pd
+
+from .. import aggregate
+from .._io import atomic_path, reading_h5
+from ..experiments import write_metadata
+
+X_KINDS = ("n_components", "n_per_class")
+_KEYS = ["dataset", "m", "method", "classifier"]
+
+
+# --------------------------------------------------------------------------- one repetition
+
+
+def method_name(entry_name: str, entry: dict | None) -> str:
+    """The registry name of a method entry: its ``method`` key, else the entry's own name."""
+    return (entry or {}).get("method", entry_name)
+
+
+def curve_classifiers(spec: dict, entry: dict | None) -> dict:
+    """``{name: {classifier, params}}`` a method entry is evaluated with (default: all)."""
+    names = (entry or {}).get("classifiers") or list(spec["classifiers"])
+    return {name: spec["classifiers"][name] for name in names}
+
+
+def check_spec(spec: dict) -> None:
+    """Fail, naming the key, on unknown classifiers, bad values or an impossible ``subset``."""
+    values = spec["values"]
+    if any(b <= a for a, b in zip(values, values[1:])):
+        raise ValueError(f"values must be strictly increasing, got {values}")
+    for name, entry in spec["methods"].items():
+        unknown = sorted(set((entry or {}).get("classifiers") or []) - set(spec["classifiers"]))
+        if unknown:
+            raise ValueError(f"method {name!r}: classifiers {unknown} are not among {sorted(spec['classifiers'])}")
+        if (entry or {}).get("subset") == "selected" and spec["x"] != "n_per_class":
+            raise ValueError(f"method {name!r}: subset: selected needs x: n_per_class, got x: {spec['x']}")
+
+
+def nested_order(y_train: np.ndarray, seed: int) -> list[np.ndarray]:
+    """Per class (sorted labels), the positions in ``y_train`` of its samples in a seeded order."""
+    rng = np.random.Generator(np.random.PCG64(seed))
+    return [rng.permutation(np.flatnonzero(y_train == c)) for c in np.unique(y_train)]
+
+
+def first_per_class(order: list[np.ndarray], n: int) -> np.ndarray:
+    """The first ``n`` positions of every class of :func:`nested_order`, sorted."""
+    short = [len(positions) for positions in order if len(positions) < n]
+    if short:
+        raise ValueError(f"n_per_class = {n} exceeds the {min(short)} training samples of a class; lower the values")
+    return np.sort(np.concatenate([positions[:n] for positions in order]))
+
+
+def _fit_map(make, X_fit, y_fit, X_test):
+    """Fit a new estimator, map the test data; returns (Z_train, y_train, Z_test, n_components)
+    with the classifiers' training set: the fitted subset when the method selected one."""
+    estimator = make()
+    Z_train = estimator.fit_transform(X_fit, y_fit)
+    subset = getattr(estimator, "subset_", None)
+    if subset is not None:
+        Z_train, y_fit = Z_train[subset], y_fit[subset]
+    return Z_train, y_fit, estimator.transform(X_test), getattr(estimator, "n_components_", Z_train.shape[1])
+
+
+def _errors(Z_train, y_train, Z_test, y_test, classifiers: dict, columns, n_jobs: int) -> np.ndarray:
+    """Test error of each classifier (columns) at each prefix length in ``columns`` (rows); NaN
+    where the map has fewer columns."""
+    from ..evaluation import errors_all_p
+
+    columns = np.asarray(columns)
+    reachable = columns <= Z_train.shape[1]
+    out = np.full((len(columns), len(classifiers)), np.nan)
+    for j, spec in enumerate(classifiers.values()):
+        if reachable.any():
+            out[reachable, j] = errors_all_p(Z_train, y_train, Z_test, y_test, classifier=spec["classifier"],
+                                             classifier_params=spec.get("params") or {},
+                                             p_values=columns[reachable], n_jobs=n_jobs)
+    return out
+
+
+def run_repetition(job: dict, make_estimator, X_train, y_train, X_test, y_test, seed: int, n_jobs: int = 1) -> dict:
+    """The errors of one method entry on one repetition, at every ``x`` value (module docstring).
+
+    ``make_estimator(params)`` builds the unfitted estimator from extra parameters; ``job`` has
+    ``x, values, classifiers`` and optionally ``subset``, ``raw``, ``seeded`` (the estimator takes
+    ``random_state``: it gets ``seed``) and ``max_components`` (the most columns the method can
+    return, :func:`locproj.registry.max_components`). Returns
+    ``errors`` (n_values, n_classifiers), ``n_components`` and ``fit_seconds`` (n_values,)."""
+    values, classifiers = list(job["values"]), job["classifiers"]
+    n_values = len(values)
+    errors, found, seconds = np.full((n_values, len(classifiers)), np.nan), np.zeros(n_values), np.zeros(n_values)
+    seeded = {"random_state": seed % 2**32} if job.get("seeded") else {}
+    if job["x"] == "n_components":
+        raw = job.get("raw", False)
+        start = time.perf_counter()
+        params = {} if raw else {"n_components": min(max(values), job.get("max_components") or max(values))}
+        Z_train, y_used, Z_test, n_found = _fit_map(lambda: make_estimator({**params, **seeded}), X_train, y_train,
+                                                    X_test)
+        seconds[:] = time.perf_counter() - start
+        # raw: one evaluation on every column, the same at each x (a flat line)
+        errors[:] = _errors(Z_train, y_used, Z_test, y_test, classifiers, [Z_train.shape[1]] if raw else values,
+                            n_jobs)
+        found[:] = n_found
+        return {"errors": errors, "n_components": found, "fit_seconds": seconds}
+    order = nested_order(y_train, seed)
+    n_classes = len(order)
+    for t, n in enumerate(values):
+        start = time.perf_counter()
+        if job.get("subset") == "selected":
+            fit, extra = np.arange(len(y_train)), {"n_subset": int(n) * n_classes}
+        else:
+            fit, extra = first_per_class(order, int(n)), {}
+        Z_train, y_used, Z_test, found[t] = _fit_map(lambda: make_estimator({**extra, **seeded}), X_train[fit],
+                                                     y_train[fit], X_test)
+        seconds[t] = time.perf_counter() - start
+        errors[t] = _errors(Z_train, y_used, Z_test, y_test, classifiers, [Z_train.shape[1]], n_jobs)[0]
+    return {"errors": errors, "n_components": found, "fit_seconds": seconds}
+
+
+def write_repetition(path, result: dict, job: dict, meta: dict, provenance: dict) -> None:
+    """One repetition's file, atomically: ``/values``, ``/errors`` (fractions, one column per
+    classifier), ``/n_components``, ``/fit_seconds``; attributes ``meta`` (experiment, dataset, m,
+    method, split), ``x``, ``classifiers`` (JSON) and the provenance. Only ``fit_seconds`` varies
+    between reruns."""
+    with atomic_path(path) as tmp, h5py.File(tmp, "w") as h5:
+        h5.create_dataset("values", data=np.asarray(job["values"], dtype=np.int64))
+        for name in ("errors", "n_components", "fit_seconds"):
+            h5.create_dataset(name, data=result[name])
+        attrs = {**provenance, **meta, "x": job["x"], "classifiers": json.dumps(list(job["classifiers"]))}
+        for key, value in attrs.items():
+            h5.attrs[key] = value
+
+
+def read_repetition(path) -> pd.DataFrame:
+    """A file of :func:`write_repetition` as long rows: experiment, dataset, m, method, classifier, split, x,
+    test_error (fraction), n_components."""
+    with reading_h5(path) as h5:
+        attrs = dict(h5.attrs)
+        values, errors, found = h5["values"][()], h5["errors"][()], h5["n_components"][()]
+    rows = [
+        {"experiment": attrs["experiment"], "dataset": attrs["dataset"], "m": int(attrs["m"]), "method": attrs["method"], "classifier": name,
+         "split": int(attrs["split"]), "x": int(value), "test_error": errors[t, j], "n_components": found[t]}
+        for j, name in enumerate(json.loads(attrs["classifiers"])) for t, value in enumerate(values)
+    ]
+    return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------- aggregation
+
+
+def curve_summary(long: pd.DataFrame) -> pd.DataFrame:
+    """Mean, std (%, ``ddof=1``) and count of the test error per curve and ``x``, and the range of
+    dimensions the method found (``n_components_``)."""
+    percent = long.dropna(subset=["test_error"]).assign(test_error=lambda f: 100 * f["test_error"])
+    grouped = percent.groupby(_KEYS + ["x"], sort=False)
+    table = grouped["test_error"].agg(mean_error="mean", std_error=lambda e: e.std(ddof=1), n_splits="size")
+    dims = grouped["n_components"].agg(min_components="min", max_components="max")
+    return table.join(dims).reset_index()
+
+
+def _curve_label(spec: dict, method: str, classifier: str) -> str:
+    methods, classifiers = spec.get("labels") or {}, spec.get("classifier_labels") or {}
+    return f"{methods.get(method, method)} + {classifiers.get(classifier, classifier)}"
+
+
+def _curves_in_order(spec: dict) -> list[tuple[str, str]]:
+    return [(method, name) for method, entry in spec["methods"].items() for name in curve_classifiers(spec, entry)]
+
+
+def wide_curves(summary: pd.DataFrame, spec: dict, style: str = "plain") -> pd.DataFrame:
+    """Rows (dataset, m, x), a ``mean ± std`` column per curve in config order."""
+    cells = summary.assign(cell=[aggregate.format_cell(mean, std, style=style)
+                                 for mean, std in zip(summary["mean_error"], summary["std_error"])])
+    table = cells.pivot_table(index=["dataset", "m", "x"], columns=["method", "classifier"], values="cell",
+                              aggfunc="first", sort=False)
+    curves = [curve for curve in _curves_in_order(spec) if curve in table.columns]
+    table = table[curves]
+    table.columns = [_curve_label(spec, *curve) for curve in curves]
+    return table.reset_index().rename(columns={"m": "training part per class", "x": spec["x"]}).fillna("")
+
+
+def write_tables(summary: pd.DataFrame, spec: dict, out_dir, notes=None) -> None:
+    """``<table_name>.csv`` (the long summary) and ``.md`` / ``.tex`` (:func:`wide_curves`)."""
+    out_dir, stem = Path(out_dir), spec.get("table_name", "table")
+    plain, tex = wide_curves(summary, spec), wide_curves(summary, spec, style="tex")
+    shown = list(plain["dataset"])
+    aggregate.write_text(out_dir / f"{stem}.csv", aggregate._frame_to_csv(aggregate._with_notes(summary, notes)))
+    aggregate.write_text(out_dir / f"{stem}.md", aggregate._frame_to_markdown(aggregate._mark_noted(plain, notes))
+                         + aggregate.notes_text(notes, shown))
+    aggregate.write_text(out_dir / f"{stem}.tex", aggregate._to_latex(aggregate._mark_noted(tex, notes))
+                         + aggregate.notes_text(notes, shown, style="tex"))
+
+
+def read_published(path, experiment: str | None = None) -> pd.DataFrame:
+    """Published points (``#`` comments allowed): experiment, dataset, method, classifier, x,
+    error (%), source; the rows of ``experiment`` when given."""
+    published = pd.read_csv(path, comment="#")
+    return published if experiment is None else published[published["experiment"] == experiment]
+
+
+def comparison(summary: pd.DataFrame, spec: dict, published: pd.DataFrame) -> pd.DataFrame:
+    """Each published point beside our mean ± std at the same (dataset, method, classifier, x):
+    ``difference`` (ours - published, points), ``beyond_std`` (beyond our std over repetitions:
+    the paper gives its stds only as error bars) and the configured ``reason`` where beyond."""
+    names = dict(spec.get("published_names") or {})
+    ours = summary.assign(dataset=summary["dataset"].replace(names))
+    keys = ["dataset", "method", "classifier", "x"]
+    merged = published.drop(columns=["experiment"], errors="ignore").rename(columns={"error": "published"}).merge(
+        ours[keys + ["mean_error", "std_error", "n_splits"]].rename(columns={"mean_error": "ours_mean",
+                                                                             "std_error": "ours_std"}),
+        on=keys, how="left")
+    merged["difference"] = merged["ours_mean"] - merged["published"]
+    merged["beyond_std"] = merged["difference"].abs() > merged["ours_std"]
+    merged["reason"] = [_reason(spec, row) if row.beyond_std else "" for row in merged.itertuples(index=False)]
+    return merged
+
+
+def _reason(spec: dict, row) -> str:
+    """The most specific configured reason matching the row's method, classifier and x."""
+    best, best_score = "", -1
+    for item in spec.get("reasons") or []:
+        fields = [(key, item.get(key)) for key in ("dataset", "method", "classifier", "x")]
+        if all(value is None or str(value) == str(getattr(row, key)) for key, value in fields):
+            score = sum(value is not None for _, value in fields)
+            if score > best_score:
+                best, best_score = item["reason"], score
+    return best
+
+
+def write_comparison(compared: pd.DataFrame, out_dir, notes=None) -> None:
+    out_dir = Path(out_dir)
+    rounded = compared.copy()
+    for column in ("published", "ours_mean", "ours_std", "difference"):
+        rounded[column] = rounded[column].map(lambda v: "" if pd.isna(v) else f"{v:.1f}")
+    aggregate.write_text(out_dir / "comparison.csv", aggregate._frame_to_csv(aggregate._with_notes(compared, notes)))
+    aggregate.write_text(out_dir / "comparison.md", aggregate._frame_to_markdown(aggregate._mark_noted(rounded, notes))
+                         + aggregate.notes_text(notes, compared["dataset"]))
+
+
+def plot_curves(summary: pd.DataFrame, spec: dict, published: pd.DataFrame, stem_dir, notes=None) -> None:
+    """One figure per dataset (module docstring): mean (line) ± one std (band) per curve."""
+    by_classifier = spec.get("panel_by") == "classifier"
+    for dataset, rows in summary.groupby("dataset", sort=False):
+        panels = list(spec["classifiers"]) if by_classifier else [None]
+        figure = aggregate.new_figure((4.2 * len(panels) + 1.2 * (not by_classifier), 3.6))
+        axes = figure.subplots(1, len(panels), squeeze=False)[0]
+        for ax, panel in zip(axes, panels):
+            for method, classifier in _curves_in_order(spec):
+                if panel is not None and classifier != panel:
+                    continue
+                line = rows[(rows["method"] == method) & (rows["classifier"] == classifier)]
+                label = spec.get("labels", {}).get(method, method) if by_classifier else _curve_label(
+                    spec, method, classifier)
+                drawn = ax.plot(line["x"], line["mean_error"], marker="o", markersize=2.5, linewidth=1, label=label)[0]
+                ax.fill_between(line["x"], line["mean_error"] - line["std_error"],
+                                line["mean_error"] + line["std_error"], color=drawn.get_color(), alpha=0.15,
+                                linewidth=0)
+                points = published[(published["method"] == method) & (published["classifier"] == classifier)]
+                ax.plot(points["x"], points["error"], "x", color=drawn.get_color(), markersize=7)
+            title = (spec.get("classifier_labels") or {}).get(panel, panel) if panel else dataset
+            ax.set(title=title, xlabel=spec.get("x_label", spec["x"]), ylabel="test error (%)")
+            if spec.get("x_log"):
+                ax.set_xscale("log")
+            ax.grid(alpha=0.3)
+        axes[0].legend(fontsize="x-small")
+        figure.tight_layout()
+        text = "x: published value. " + (f"{dataset}: {notes[dataset]}" if dataset in (notes or {}) else "")
+        aggregate.note_below(figure, text, width=int(60 * len(panels)), bottom=0.3)
+        aggregate.save_figure(figure, Path(stem_dir) / f"curves_{dataset}")
+
+
+def aggregate_train_test(spec: dict, result_paths, out_dir, seed=None, notes=None) -> None:
+    """Every output of the protocol (module docstring) into ``out_dir``."""
+    out_dir = Path(out_dir)
+    long = pd.concat([read_repetition(path) for path in result_paths], ignore_index=True)
+    summary = curve_summary(long)
+    aggregate.write_text(out_dir / "curves.csv", aggregate._frame_to_csv(aggregate._with_notes(summary, notes)))
+    write_tables(summary, spec, out_dir, notes)
+    published = (read_published(spec["published"], long["experiment"].iloc[0]) if spec.get("published")
+                 else pd.DataFrame(columns=["dataset", "method", "classifier", "x", "error", "source"]))
+    write_comparison(comparison(summary, spec, published), out_dir, notes)
+    plot_curves(summary, spec, published, out_dir / "figures", notes)
+    write_metadata(out_dir / "metadata.yaml", spec, seed)

@@ -519,7 +519,7 @@ def write_result(path, result: JobResult, provenance=None):
     Layout
     ------
     root attributes
-        provenance (``version_*``, ``config_hash``, ``seed``), ``meta`` entries
+        provenance (``version_*``, ``config_json``, ``config_hash``, ``seed``), ``meta`` entries
         (experiment, dataset, m, split...), ``method``, ``classifier``,
         ``classifier_params`` (JSON), ``grid_index``, ``p`` (chosen), ``projected``,
         ``test_error`` (fraction), ``fit_seconds``, ``cv_seconds``, ``n_folds``,

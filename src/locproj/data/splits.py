@@ -9,7 +9,6 @@ from __future__ import annotations
 import zlib
 from pathlib import Path
 
-import h5py
 import numpy as np
 
 from .._io import reading_h5, writing_h5

@@ -103,7 +103,7 @@ from typing import TYPE_CHECKING
 import h5py
 import numpy as np
 
-from .._io import atomic_path, reading_h5
+from .._io import reading_h5, writing_h5
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -612,7 +612,7 @@ def _order_checks(Z_train, train, Z_novel, novel, dims: int) -> dict:
 
 
 def _write_panel(path, arrays: dict, attrs: dict) -> None:
-    with atomic_path(path) as tmp, h5py.File(tmp, "w") as h5:
+    with writing_h5(path) as h5:
         for name in sorted(arrays):
             h5.create_dataset(name, data=arrays[name], track_times=False)
         for key in sorted(attrs):

@@ -43,12 +43,11 @@ import json
 import time
 from pathlib import Path
 
-import h5py
 import numpy as np
 import pandas as pd
 
 from .. import aggregate
-from .._io import atomic_path, reading_h5
+from .._io import reading_h5, writing_h5
 from ..experiments import write_metadata
 
 X_KINDS = ("n_components", "n_per_class")
@@ -167,7 +166,7 @@ def write_repetition(path, result: dict, job: dict, meta: dict, provenance: dict
     classifier), ``/n_components``, ``/fit_seconds``; attributes ``meta`` (experiment, dataset, m,
     method, split), ``x``, ``classifiers`` (JSON) and the provenance. Only ``fit_seconds`` varies
     between reruns."""
-    with atomic_path(path) as tmp, h5py.File(tmp, "w") as h5:
+    with writing_h5(path) as h5:
         h5.create_dataset("values", data=np.asarray(job["values"], dtype=np.int64))
         for name in ("errors", "n_components", "fit_seconds"):
             h5.create_dataset(name, data=result[name])

@@ -1,4 +1,5 @@
-"""Local linear dimensionality-reduction methods as scikit-learn transformers.
+"""Local linear dimensionality-reduction methods as scikit-learn transformers (and LPK, paper
+002's SVM with learned local projections, a classifier that also transforms).
 
 Every graph-embedding method hands a graph and a constraint to the one solver,
 :func:`locproj.solvers.solve_embedding`; see ``docs/methods.md``.
@@ -9,6 +10,7 @@ from .lea import LocallyEmbeddedAnalysis
 from .lfda import LocalFisherDiscriminantAnalysis
 from .linear import Fisherfaces
 from .llp import LocalLearningProjection
+from .lpk import LocalProjectionKernelSVC
 from .lpp import LocalityPreservingProjection
 from .slle import SupervisedLLE
 
@@ -17,6 +19,7 @@ __all__ = [
     "KernelLPP",
     "LocalFisherDiscriminantAnalysis",
     "LocalLearningProjection",
+    "LocalProjectionKernelSVC",
     "LocallyEmbeddedAnalysis",
     "LocalityPreservingProjection",
     "SupervisedLLE",

@@ -1,0 +1,584 @@
+"""Global and Local Projection Kernels for SVMs (Gönen & Alpaydın 2010; paper 002).
+
+The maths of the method as small functions (the gating of eq. 5, the projected kernels of §2, the
+local projection kernel of eq. 8, the dual objective ``J`` and its gradients of §2 and §4), then
+the estimator, whose ``fit`` is Algorithm 2 with Armijo's rule (§5) and the stopping rule of §6.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import SVC
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._base import validate_fit_data
+
+KERNELS = ("linear", "poly", "rbf")
+
+# SVC's stopping tolerance (libsvm's bound on the KKT violation of the gradient Q alpha - 1, in
+# units of the margin, so J comes out to about this relative accuracy).  Tighter than SVC's 1e-3:
+# J and its gradient are read from the dual solution, and the stopping rule compares J to 1e-3.
+_SVM_TOL = 1e-4
+# Armijo's rule (Bertsekas, Nonlinear Programming, 1999, §1.2.1): accept the first step
+# Delta = s beta^k, k = 0, 1, ..., with J(theta - Delta g) <= J(theta) - sigma Delta ||g||^2.
+_ARMIJO_SIGMA = 1e-4
+_ARMIJO_BETA = 0.5
+_MAX_TRIALS = 20
+# libsvm iterations allowed to a trial solve, per training sample.  A trial step can make K_eta
+# badly conditioned (the scale of W is free; poly kernels raise it to the power q) and libsvm then
+# needs up to 1e8 iterations; such a trial is rejected instead (Armijo halves the step).  Normal
+# solves need far fewer (Waveform, n = 500, C = 100: median 4e4, at most 8e5).
+_SVM_ITER_PER_SAMPLE = 10_000
+# The initial gating parameters: logits of about this size, so the regions start almost equal.
+_GATING_INIT = 0.01
+
+
+def gating(X, V):
+    """Softmax gating ``eta_m(x | V)`` with the linear gating model ``Phi_G(x) = x`` (002 eq. 5).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    V : ndarray of shape (n_regions, n_features + 1)
+        Row ``m`` is ``(v_m0, v_m)``: the bias first, then the weights.
+
+    Returns
+    -------
+    eta : ndarray of shape (n_samples, n_regions)
+        Positive rows that sum to one (all ones when ``n_regions = 1``).
+    """
+    logits = X @ V[:, 1:].T + V[:, 0]
+    logits -= logits.max(axis=1, keepdims=True)
+    eta = np.exp(logits)
+    eta /= eta.sum(axis=1, keepdims=True)
+    return eta
+
+
+def projected_kernel(Za, Zb, kernel="linear", degree=2, s=1.0):
+    """``K(z_i, z_j)`` between projected points ``z = W^T x`` (002 §2).
+
+    ``'linear'``: ``<z_i, z_j>``; ``'poly'``: ``(<z_i, z_j> + 1)^q`` with ``q = degree``;
+    ``'rbf'``: ``exp(-||z_i - z_j||^2 / s^2)``.
+    """
+    G = Za @ Zb.T
+    if kernel == "linear":
+        return G
+    if kernel == "poly":
+        return (G + 1.0) ** degree
+    if kernel == "rbf":
+        sq = np.einsum("ij,ij->i", Za, Za)[:, None] + np.einsum("ij,ij->i", Zb, Zb)[None, :] - 2.0 * G
+        return np.exp(-np.maximum(sq, 0.0) / s**2)
+    raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}.")
+
+
+def gated_projections(X, W, V):
+    """The features ``(eta_1(x) W_1^T x, ..., eta_p(x) W_p^T x)`` of 002 §4 (after eq. 8).
+
+    Returns an ndarray of shape ``(n_samples, n_regions * n_components)``, region by region.
+    With the linear kernel ``K_eta`` is their dot product.
+    """
+    eta = gating(X, V)
+    Z = np.einsum("nd,mdr->nmr", X, W)
+    return (eta[:, :, None] * Z).reshape(len(X), -1)
+
+
+def local_projection_kernel(Xa, W, V, kernel="linear", degree=2, s=1.0, Xb=None):
+    """The local projection kernel ``K_eta`` (002, eq. 8 and the definition after it).
+
+    ``K_eta(x_i, x_j) = sum_m eta_m(x_i) K(W_m^T x_i, W_m^T x_j) eta_m(x_j)``.
+
+    Parameters
+    ----------
+    Xa : ndarray of shape (n_a, n_features)
+    W : ndarray of shape (n_regions, n_features, n_components)
+        The local projections ``W_1 .. W_p``.
+    V : ndarray of shape (n_regions, n_features + 1)
+        Gating parameters, see :func:`gating`.
+    kernel, degree, s : see :func:`projected_kernel`.
+    Xb : ndarray of shape (n_b, n_features) or None
+        None: ``Xb = Xa`` (the training Gram matrix).
+
+    Returns
+    -------
+    K : ndarray of shape (n_a, n_b)
+    """
+    if kernel == "linear":  # the dot product of the gated projections: one product
+        Fa = gated_projections(Xa, W, V)
+        Fb = Fa if Xb is None else gated_projections(Xb, W, V)
+        return Fa @ Fb.T
+    eta_a = gating(Xa, V)
+    eta_b = eta_a if Xb is None else gating(Xb, V)
+    Xb = Xa if Xb is None else Xb
+    K = np.zeros((len(Xa), len(Xb)))
+    for m in range(W.shape[0]):  # a loop over the p regions, not over pairs
+        Km = projected_kernel(Xa @ W[m], Xb @ W[m], kernel, degree, s)
+        K += eta_a[:, m, None] * Km * eta_b[None, :, m]
+    return K
+
+
+def dual_objective(alpha_y, K):
+    """``J = sum_i alpha_i - 1/2 sum_ij alpha_i alpha_j y_i y_j K_ij``, the objective of eq. 8.
+
+    ``alpha_y`` holds ``alpha_i y_i`` (SVC's ``dual_coef_``), so ``alpha_i = |alpha_y_i|``.
+    """
+    return float(np.abs(alpha_y).sum() - 0.5 * alpha_y @ K @ alpha_y)
+
+
+def dual_objective_gradients(X, alpha_y, W, V, kernel="linear", degree=2, s=1.0):
+    """``J`` of eq. 8 and its gradients in ``W_1..W_p`` and ``V`` for fixed dual variables (002 §2, §4).
+
+    With ``b_m = alpha y * eta_m`` (so ``Upsilon_ij eta_m(x_i) eta_m(x_j) = b_mi b_mj``) the §4
+    gradient ``dJ/dW_mkl = -1/2 sum_ij b_mi b_mj dK(z_im, z_jm)/dW_mkl`` with the §2 kernel
+    derivatives is, in matrix form (``Z_m = X W_m``, ``G = Z_m Z_m^T``; the sums over ``i, j``
+    are symmetric, so the two terms of each §2 derivative contribute equally):
+
+    * linear: ``-(X^T b_m)(b_m^T Z_m)``;
+    * poly:   ``-X^T M Z_m`` with ``M = b_m b_m^T * q (G + 1)^(q-1)`` (elementwise);
+    * rbf:    ``2/s^2 X^T (diag(M 1) - M) Z_m`` with ``M = b_m b_m^T * K_m``.
+
+    The §4 gating gradients are the chain rule through the softmax, which is what the double
+    sum with ``delta_m^k - eta_m`` of §4 expands: ``dJ/d eta_im = -alpha_y_i (K_m b_m)_i``,
+    ``dJ/d logit_im = eta_im (c_im - sum_k c_ik eta_ik)`` with ``c = dJ/d eta``, then
+    ``dJ/dv_m = sum_i x_i dJ/dlogit_im`` and ``dJ/dv_m0 = sum_i dJ/dlogit_im``.
+
+    Only support vectors (``alpha_i > 0``) enter (§5): every other term is zero.  All sums over
+    pairs are matrix products on the support vectors.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    alpha_y : ndarray of shape (n_samples,)
+        ``alpha_i y_i``, zero for non-support vectors.
+    W, V, kernel, degree, s : see :func:`local_projection_kernel`.
+
+    Returns
+    -------
+    J : float
+    grad_W : ndarray of the shape of ``W``
+    grad_V : ndarray of the shape of ``V`` (bias gradient in column 0)
+    """
+    sv = np.flatnonzero(alpha_y)
+    X, a = X[sv], alpha_y[sv]
+    eta = gating(X, V)
+    grad_W = np.empty(W.shape)
+    dJ_deta = np.empty_like(eta)
+    quadratic = 0.0
+    for m in range(W.shape[0]):  # a loop over the p regions, not over pairs
+        Z = X @ W[m]
+        b = a * eta[:, m]
+        Km = projected_kernel(Z, Z, kernel, degree, s)
+        if kernel == "linear":
+            grad_W[m] = -np.outer(X.T @ b, b @ Z)
+        elif kernel == "poly":
+            M = np.outer(b, b) * (degree * (Z @ Z.T + 1.0) ** (degree - 1))
+            grad_W[m] = -X.T @ (M @ Z)
+        else:  # rbf
+            M = np.outer(b, b) * Km
+            grad_W[m] = (2.0 / s**2) * (X.T @ (M.sum(axis=1)[:, None] * Z - M @ Z))
+        Kb = Km @ b
+        quadratic += b @ Kb
+        dJ_deta[:, m] = -a * Kb
+    dJ_dlogit = eta * (dJ_deta - np.sum(dJ_deta * eta, axis=1, keepdims=True))
+    grad_V = np.empty(V.shape)
+    grad_V[:, 0] = dJ_dlogit.sum(axis=0)
+    grad_V[:, 1:] = dJ_dlogit.T @ X
+    J = float(np.abs(a).sum() - 0.5 * quadratic)
+    return J, grad_W, grad_V
+
+
+@dataclass(frozen=True)
+class _SVMSolution:
+    """The canonical SVM on ``K_eta`` (Algorithm 2, lines 3-4) and what is read from it."""
+
+    alpha_y: np.ndarray  # (n_samples,) alpha_i y_i, zero off the support
+    intercept: float
+    objective: float  # J of eq. 8 (inf: the kernel was not finite, the trial step is rejected)
+    train_accuracy: float
+
+
+def _solve_svm(K, y_pm, C, max_svm_iter=-1):
+    """``SVC(kernel='precomputed')`` on ``K`` (Algorithm 2, line 4), ``J`` and training accuracy.
+
+    ``K`` is overwritten (scaled in place).  ``max_svm_iter`` caps libsvm's iterations (-1: none);
+    a solve whose kernel is not finite or that hits the cap returns ``objective = inf``, so that
+    Armijo's rule rejects the trial step.
+    """
+    rejected = _SVMSolution(np.zeros(len(y_pm)), 0.0, np.inf, np.nan)
+    if not np.all(np.isfinite(K)):
+        return rejected
+    # Solved on K / k with C k, k = mean(diag K): the dual of (K/k, kC) is k times that of (K, C)
+    # with beta = k alpha and the same b, and libsvm's stopping rule (on the gradient Q alpha - 1)
+    # is unchanged; libsvm then sees kernel entries of order one whatever the scale of W (its
+    # curvature floor TAU = 1e-12 is absolute).
+    scale = float(np.mean(np.diag(K)))
+    scale = scale if scale > 0 else 1.0
+    K /= scale
+    svc = SVC(C=C * scale, kernel="precomputed", tol=_SVM_TOL, max_iter=max_svm_iter)
+    with warnings.catch_warnings():  # hitting max_svm_iter is reported by fit_status_
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        svc.fit(K, y_pm)
+    if svc.fit_status_ != 0:
+        return rejected
+    beta_y = np.zeros(len(y_pm))
+    beta_y[svc.support_] = svc.dual_coef_[0]  # beta_i y_i, y = +1 for svc.classes_[1]
+    K_beta = K @ beta_y
+    objective = (np.abs(beta_y).sum() - 0.5 * beta_y @ K_beta) / scale  # J of (K, C), eq. 8
+    intercept = float(svc.intercept_[0])
+    accuracy = float(np.mean(np.where(K_beta + intercept > 0, 1.0, -1.0) == y_pm))
+    return _SVMSolution(beta_y / scale, intercept, float(objective), accuracy)
+
+
+@dataclass(frozen=True)
+class _Stage:
+    """The model after one iteration (for ``staged_decision_function``)."""
+
+    W: np.ndarray
+    V: np.ndarray
+    support: np.ndarray
+    dual_coef: np.ndarray
+    intercept: float
+
+
+class LocalProjectionKernelSVC(ClassifierMixin, TransformerMixin, BaseEstimator):
+    """SVM with learned local projections: Local (LPK) and Global (GPK) Projection Kernels.
+
+    A softmax gating model ``eta_m(x | V)`` (002 eq. 5, linear gating ``Phi_G(x) = x``) divides
+    the input space into ``p = n_regions`` soft regions; region ``m`` projects ``x`` to
+    ``z_m = W_m^T x`` (``W_m`` of shape ``d x r``), and the SVM uses the local projection kernel
+    ``K_eta(x_i, x_j) = sum_m eta_m(x_i) K(W_m^T x_i, W_m^T x_j) eta_m(x_j)`` (eq. 8).  The
+    decision function is ``f(x) = sum_i alpha_i y_i K_eta(x_i, x) + b`` (end of §4).
+    ``n_regions=1`` is GPK (§2, Algorithm 1): one global projection, ``eta = 1``.
+
+    Training is Algorithm 2: solve the SVM dual (eq. 8) on ``K_eta`` with
+    ``SVC(kernel='precomputed')``, then a gradient step on the projections ``W_1..W_p`` (line 5;
+    §4 with the §2 kernel derivatives) and one on the gating parameters ``V`` (lines 6-7; §4),
+    each with its step size (``Delta``, ``mu``) from Armijo's rule (§5) on ``J``; every trial
+    step re-solves the SVM.  Iteration stops when ``J_t >= (1 - tol) J_{t-1}`` (§6) or after
+    ``max_iter`` iterations.  Gradients use the support vectors only (§5).
+
+    Readings (where the paper is silent or ambiguous; also in ``docs/methods.md``):
+
+    * **Sign of J.**  ``J(W, V)`` is the optimal value of the dual (eq. 8), a maximum over
+      ``alpha``, equal to the primal (6) optimum; Algorithm 2 *descends* on it
+      (``W <- W - Delta dJ/dW``), i.e. minimises the SVM objective jointly over ``W, V``.  So
+      ``J > 0`` decreases, and §6's rule stops when it fails to fall by a fraction ``tol``.  The
+      gradients of §2/§4 are taken at fixed ``alpha``: the gradient of the optimal value, as the
+      feasible set of eq. 8 does not depend on ``W, V`` (Danskin; Chapelle et al. 2002).
+    * **The two steps are Armijo line searches in turn** (block coordinate descent): the ``W``
+      step uses the gradient at ``(alpha_t, V_t)``; the ``V`` step the gradient at the SVM
+      solution of the accepted ``W`` step (§4: "for given {alpha, V}", then "for given
+      {alpha, W_1:p}"), which the line search has solved already.  Each accepted step lowers
+      ``J``; an iteration is one entry of ``history_`` (one SVM solution, line 4).
+    * **Armijo** (``sigma = 1e-4``, ``beta = 1/2``, at most 20 trials, else no step): the first
+      trial of a block is twice its last accepted step (for ``W`` also at most ``||W||_F / ||g||``,
+      a step that at most doubles ``W``); before any accepted step ``W`` moves by ``||W||_F`` and
+      no gating logit of a training point changes by more than 1.  A trial counts as failed when
+      its kernel is not finite or its SVM solve needs more than ``10^4 n`` libsvm iterations
+      (an ill-conditioned ``K_eta``: an inexact ``J`` cannot certify the decrease).
+    * **Initialisation "to random numbers"** (Algorithm 2, line 1), scaled to the data, like
+      scikit-learn's ``gamma='scale'``: ``W_m`` entries i.i.d. normal with variance
+      ``1 / (r rho^2)``, ``rho^2`` the mean of ``||x_i||^2`` (linear, poly kernels) or of
+      ``||x_i - mean||^2`` (rbf), so projections start with ``E||z||^2 = 1`` (rbf:
+      ``E||z_i - z_j||^2 = 2``, so ``s`` is a width in those units); ``v_m`` entries normal with
+      standard deviation ``0.01 / rho`` (``rho^2`` the mean of ``||x_i||^2``) and ``v_m0`` with
+      0.01, so the gating starts almost uniform and the regions differ through ``W``.
+    * **Iterations**: ``max_iter`` counts SVM solutions of line 4 (the first on the initial
+      ``W, V``), so ``max_iter=25`` records 25 values of ``J`` after 24 rounds of steps (§6.4).
+      No warning when ``max_iter`` is reached; ``history_`` shows it.
+    * **The scale of W is free** (002 bounds nothing): a larger ``W`` acts like a larger ``C``
+      and lowers ``J``, so on separable data ``||W||`` keeps growing until ``max_iter`` while
+      the decisions settle.  The learned ``W`` are not normalised; ``s`` only sets the width at
+      which the rbf kernel starts.
+
+    Features are used as given (002 neither centres nor scales them); standardise them first
+    when their scales differ.
+
+    Parameters
+    ----------
+    n_regions : int, default=2
+        The number ``p`` of regions (local projections); 1 is GPK.
+    n_components : int, default=1
+        The dimension ``r`` of each local projection (``r <= n_features``); ``transform``
+        returns ``n_regions * n_components`` columns.
+    C : float, default=1.0
+        SVM regularisation (eq. 8: ``0 <= alpha_i <= C``).
+    kernel : {'linear', 'poly', 'rbf'}, default='linear'
+        ``K`` on the projections (§2): ``<z_i, z_j>``, ``(<z_i, z_j> + 1)^q`` or the Gaussian
+        ``exp(-||z_i - z_j||^2 / s^2)``.  002's experiments use 'linear'.
+    degree : int, default=2
+        The polynomial degree ``q`` (§2) of ``kernel='poly'``.
+    s : float, default=1.0
+        The Gaussian width ``s`` of ``kernel='rbf'`` as §2 writes it, ``exp(-||z_i - z_j||^2 /
+        s^2)`` (scikit-learn's ``gamma = 1 / s^2``), in the units of the initial projections.
+    max_iter : int, default=25
+        At most this many iterations (SVM solutions of Algorithm 2, line 4; §6.4 runs 25).
+    tol : float, default=1e-3
+        The ``tau`` of the stopping rule ``J_t >= (1 - tau) J_{t-1}`` (§6; 002 uses 0.001).
+        0 runs until no step lowers ``J`` or ``max_iter``.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the random initialisation of ``W`` and ``V`` (the only randomness).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        ``classes_[1]`` is the positive class (``decision_function > 0``).
+    projections_ : ndarray of shape (n_regions, n_features, n_components)
+        The local projections ``W_1..W_p``.
+    gating_coef_ : ndarray of shape (n_regions, n_features)
+        The gating weights ``v_m``.
+    gating_intercept_ : ndarray of shape (n_regions,)
+        The gating biases ``v_m0``.
+    support_ : ndarray of shape (n_SV,)
+        Indices of the support vectors in the training data.
+    support_vectors_ : ndarray of shape (n_SV, n_features)
+    dual_coef_ : ndarray of shape (1, n_SV)
+        ``alpha_i y_i`` with ``y_i = +1`` for ``classes_[1]`` (as in :class:`sklearn.svm.SVC`).
+    intercept_ : ndarray of shape (1,)
+        The threshold ``b``.
+    n_support_ : ndarray of shape (2,)
+        Support vectors per class.
+    objective_ : float
+        The final dual objective ``J`` (eq. 8).
+    n_iter_ : int
+        Iterations (SVM solutions of line 4) run.
+    history_ : dict of ndarray
+        One entry per iteration: ``objective`` (J), ``train_accuracy``, ``n_support``,
+        ``step_projections`` and ``step_gating`` (the Armijo steps ``Delta``, ``mu`` that led
+        to the iteration; NaN for the first, and for ``step_gating`` when ``n_regions=1``; 0
+        when no step was accepted) and ``n_svm_solves`` (cumulative, line searches included).
+        ``pandas.DataFrame(history_)`` is the convergence table of §6.4; see also
+        :meth:`staged_decision_function` for test accuracy per iteration.
+    n_features_in_ : int
+
+    References
+    ----------
+    M. Gönen, E. Alpaydın, "Supervised learning of local projection kernels", Neurocomputing
+    73(10-12):1694-1703, 2010 (paper 002): eq. 5 (gating), eq. 8 (dual, ``K_eta``), §2 (kernel
+    derivatives), §4 (gradients, Algorithm 2), §5 (Armijo, support vectors only), §6 (stopping).
+    O. Chapelle, V. Vapnik, O. Bousquet, S. Mukherjee, "Choosing multiple parameters for support
+    vector machines", Machine Learning 46:131-159, 2002.
+    """
+
+    def __init__(self, n_regions=2, n_components=1, *, C=1.0, kernel="linear", degree=2, s=1.0,
+                 max_iter=25, tol=1e-3, random_state=None):
+        self.n_regions = n_regions
+        self.n_components = n_components
+        self.C = C
+        self.kernel = kernel
+        self.degree = degree
+        self.s = s
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+
+    def _check_params(self, n_features):
+        def integer(name, low, high=None):
+            value = getattr(self, name)
+            if (not isinstance(value, Integral) or isinstance(value, bool) or value < low
+                    or (high is not None and value > high)):
+                bound = f">= {low}" if high is None else f"in [{low}, {high}] (n_features)"
+                raise ValueError(f"{name} must be an integer {bound}, got {value!r}.")
+
+        def positive(name, allow_zero=False):
+            value = getattr(self, name)
+            if not isinstance(value, Real) or isinstance(value, bool) or not (
+                    value >= 0 if allow_zero else value > 0):
+                raise ValueError(f"{name} must be a {'non-negative' if allow_zero else 'positive'} "
+                                 f"number, got {value!r}.")
+
+        integer("n_regions", 1)
+        integer("n_components", 1, n_features)
+        integer("degree", 1)
+        integer("max_iter", 1)
+        positive("C")
+        positive("s")
+        positive("tol", allow_zero=True)
+        if self.kernel not in KERNELS:
+            raise ValueError(f"kernel must be one of {KERNELS}, got {self.kernel!r}.")
+
+    def _kernel_params(self):
+        return {"kernel": self.kernel, "degree": self.degree, "s": self.s}
+
+    def _initial_parameters(self, X):
+        """Random ``W`` and ``V`` scaled to the data (see the readings in the class docstring)."""
+        n, d = X.shape
+        p, r = self.n_regions, self.n_components
+        rng = check_random_state(self.random_state)
+        sq_norm = float(np.mean(np.einsum("ij,ij->i", X, X)))
+        spread = sq_norm
+        if self.kernel == "rbf":  # translation invariant: the spread about the mean
+            spread = float(np.mean(np.sum((X - X.mean(axis=0)) ** 2, axis=1)))
+        W = rng.standard_normal((p, d, r)) / np.sqrt(r * spread)
+        V = _GATING_INIT * rng.standard_normal((p, d + 1))
+        V[:, 1:] /= np.sqrt(sq_norm)
+        return W, V
+
+    def fit(self, X, y):
+        """Learn ``W_1..W_p``, ``V`` and the SVM by Algorithm 2 of 002 on binary data ``X, y``."""
+        X, y = validate_fit_data(self, X, y, supervised=True)
+        self.classes_, y_index = np.unique(y, return_inverse=True)
+        if len(self.classes_) != 2:
+            raise ValueError(
+                "Only binary classification is supported. The type of the target is multiclass: "
+                f"y has {len(self.classes_)} classes, and {type(self).__name__} is a binary "
+                "classifier (paper 002 §1); merge them into two (as 002 §6 does) or wrap the "
+                "estimator in sklearn.multiclass.OneVsRestClassifier."
+            )
+        n, d = X.shape
+        self._check_params(d)
+        p, kp = self.n_regions, self._kernel_params()
+        y_pm = np.where(y_index == 1, 1.0, -1.0)
+        W, V = self._initial_parameters(X)
+        X1 = np.hstack([np.ones((n, 1)), X])  # Phi_G(x) with the bias, for the logit-step scale
+
+        def solve(W, V, max_svm_iter=_SVM_ITER_PER_SAMPLE * n):
+            with np.errstate(over="ignore", invalid="ignore"):  # a non-finite kernel: rejected
+                K = local_projection_kernel(X, W, V, **kp)
+            return _solve_svm(K, y_pm, self.C, max_svm_iter)
+
+        solution = solve(W, V, max_svm_iter=-1)
+        if not np.isfinite(solution.objective):
+            raise ValueError(
+                f"{type(self).__name__}: the initial kernel matrix is not finite (kernel="
+                f"{self.kernel!r}, degree={self.degree}); rescale X or lower the degree.")
+        n_solves = 1
+        last_step = {"W": None, "V": None}  # the last accepted Armijo step of each block
+        steps = (np.nan, np.nan)
+        rows, stages = [], []
+        while True:
+            rows.append((solution.objective, solution.train_accuracy,
+                         int(np.count_nonzero(solution.alpha_y)), *steps, n_solves))
+            support = np.flatnonzero(solution.alpha_y)
+            stages.append(_Stage(W, V, support, solution.alpha_y[support], solution.intercept))
+            t = len(rows)
+            if t >= self.max_iter or (t > 1 and rows[-1][0] >= (1.0 - self.tol) * rows[-2][0]):
+                break
+            # line 5: projections, for the current {alpha, V}
+            _, grad_W, _ = dual_objective_gradients(X, solution.alpha_y, W, V, **kp)
+            first = _ratio(np.linalg.norm(W), np.linalg.norm(grad_W))
+            if last_step["W"]:
+                first = min(2.0 * last_step["W"], first)
+            W, solution, step_W, trials = _armijo(
+                W, grad_W, solution, lambda W_new: solve(W_new, V), first)
+            last_step["W"] = step_W or last_step["W"]
+            n_solves += trials
+            # lines 6-7: gating, for the {alpha, W} after the projection step (p = 1: eta = 1)
+            step_V = np.nan
+            if p > 1:
+                _, _, grad_V = dual_objective_gradients(X, solution.alpha_y, W, V, **kp)
+                first = (2.0 * last_step["V"] if last_step["V"]
+                         else _ratio(1.0, np.abs(X1 @ grad_V.T).max()))
+                V, solution, step_V, trials = _armijo(
+                    V, grad_V, solution, lambda V_new: solve(W, V_new), first)
+                last_step["V"] = step_V or last_step["V"]
+                n_solves += trials
+            steps = (step_W, step_V)
+
+        names = ("objective", "train_accuracy", "n_support", "step_projections", "step_gating",
+                 "n_svm_solves")
+        self.history_ = {name: np.array(column) for name, column in zip(names, zip(*rows))}
+        self.n_iter_ = len(rows)
+        self.objective_ = solution.objective
+        self.projections_ = W
+        self.gating_coef_ = V[:, 1:].copy()
+        self.gating_intercept_ = V[:, 0].copy()
+        self.support_ = stages[-1].support
+        self.support_vectors_ = X[self.support_].copy()
+        self.dual_coef_ = stages[-1].dual_coef[None, :]
+        self.intercept_ = np.array([solution.intercept])
+        self.n_support_ = np.array([np.sum(y_pm[self.support_] < 0), np.sum(y_pm[self.support_] > 0)],
+                                   dtype=np.int32)
+        # every iteration's model, for staged_decision_function; the union of their support
+        # vectors is kept (rows of X used by some stage), indexed by position in X
+        used = np.unique(np.concatenate([stage.support for stage in stages]))
+        position = np.full(n, -1)
+        position[used] = np.arange(len(used))
+        self._stage_vectors = X[used].copy()
+        self._stages = [_Stage(st.W, st.V, position[st.support], st.dual_coef, st.intercept)
+                        for st in stages]
+        return self
+
+    def _gating_params(self):
+        return np.column_stack([self.gating_intercept_, self.gating_coef_])
+
+    def decision_function(self, X):
+        """``f(x) = sum_i alpha_i y_i K_eta(x_i, x) + b`` over the support vectors (002 §4).
+
+        Positive values predict ``classes_[1]``.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        K = local_projection_kernel(X, self.projections_, self._gating_params(),
+                                    Xb=self.support_vectors_, **self._kernel_params())
+        return K @ self.dual_coef_[0] + self.intercept_[0]
+
+    def predict(self, X):
+        """The class of each row of ``X``: ``classes_[1]`` where ``decision_function > 0``."""
+        positive = self.decision_function(X) > 0
+        return self.classes_[positive.astype(int)]
+
+    def staged_decision_function(self, X):
+        """``decision_function`` of the model after each iteration (one per ``history_`` row).
+
+        For the convergence figures of 002 §6.4 (test accuracy per iteration).  The last stage
+        equals :meth:`decision_function`.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        for stage in self._stages:
+            K = local_projection_kernel(X, stage.W, stage.V, Xb=self._stage_vectors[stage.support],
+                                        **self._kernel_params())
+            yield K @ stage.dual_coef + stage.intercept
+
+    def staged_predict(self, X):
+        """:meth:`predict` of the model after each iteration."""
+        for f in self.staged_decision_function(X):
+            yield self.classes_[(f > 0).astype(int)]
+
+    def transform(self, X):
+        """The gated projections ``(eta_1(x) W_1^T x, ..., eta_p(x) W_p^T x)`` (002 §4).
+
+        Shape ``(n_samples, n_regions * n_components)``, region by region.  With the linear
+        kernel ``K_eta`` is the dot product of these features; with the others it is the dot
+        product of ``eta_m(x) Phi(W_m^T x)``, of which these are the arguments.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return gated_projections(X, self.projections_, self._gating_params())
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+
+def _ratio(numerator, denominator):
+    return numerator / denominator if denominator > 0 else np.inf
+
+
+def _armijo(theta, grad, current, solve, first_step):
+    """Armijo's rule on ``J`` along ``-grad`` (002 §5): one SVM solve per trial step.
+
+    Tries ``Delta = first_step * beta^k``, k = 0, 1, ..., and accepts the first with
+    ``J(theta - Delta grad) <= J(theta) - sigma Delta ||grad||^2``; after ``_MAX_TRIALS``
+    failures no step is taken.  Returns ``(theta, solution, Delta, n_trials)``, ``Delta = 0``
+    when no step was taken.
+    """
+    decrease = _ARMIJO_SIGMA * float(np.sum(grad * grad))
+    if not decrease > 0.0 or not np.isfinite(first_step):  # stationary: nothing to search
+        return theta, current, 0.0, 0
+    step = first_step
+    for trial in range(1, _MAX_TRIALS + 1):
+        candidate = theta - step * grad
+        solution = solve(candidate)
+        if solution.objective <= current.objective - step * decrease:
+            return candidate, solution, step, trial
+        step *= _ARMIJO_BETA
+    return theta, current, 0.0, _MAX_TRIALS

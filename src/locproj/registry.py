@@ -8,10 +8,12 @@
 scikit-learn's :class:`~sklearn.manifold.LocallyLinearEmbedding` (standard, dense eigensolver),
 drawn beside LEA in embedding figures.
 
-Planned (documented placeholders, not implemented; :func:`make_estimator` raises
-``NotImplementedError`` naming the source):
+``lpk`` and ``gpk`` (``lpk`` with one region) are :class:`~locproj.methods.LocalProjectionKernelSVC`
+(paper 002): classifiers whose ``transform`` gives the gated projections, ``n_components`` being
+the ``r`` of each local projection.
 
-* ``gpk``, ``lpk`` -- global / local projection kernels with SVMs (paper 002).
+``PLANNED`` names documented placeholders, for which :func:`make_estimator` raises
+``NotImplementedError`` naming the source; there are none at present.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from .methods import (
     LocalFisherDiscriminantAnalysis,
     LocalLearningProjection,
     LocallyEmbeddedAnalysis,
+    LocalProjectionKernelSVC,
     LocalityPreservingProjection,
     SupervisedLLE,
 )
@@ -94,6 +97,14 @@ def _pca(**params) -> PCA:
 _LLE = ("n_neighbors", "reg", "retained_variance", "n_subset", "eigen_solver", "random_state")
 
 
+_LPK = ("C", "kernel", "degree", "s", "max_iter", "tol", "random_state")
+
+
+def _gpk(**params) -> LocalProjectionKernelSVC:
+    """The global projection kernel: LPK with one region (paper 002 §2)."""
+    return LocalProjectionKernelSVC(n_regions=1, **params)
+
+
 def _lle(**params) -> SupervisedLLE:
     """LLE with out-of-sample mapping (paper 004 §2-3): SLLE without labels (alpha = 0)."""
     return SupervisedLLE(alpha=0.0, **params)
@@ -117,13 +128,13 @@ METHODS: dict[str, MethodSpec] = {
         MethodSpec("sklearn_lle", _sklearn_lle, ("n_neighbors", "reg"), False, _rank_bound),
         MethodSpec("lle", _lle, _LLE, False, _rank_bound),
         MethodSpec("slle", SupervisedLLE, _LLE + ("alpha",), True, _rank_bound),
+        # classifiers that also transform (paper 002): n_components is r, at most d
+        MethodSpec("lpk", LocalProjectionKernelSVC, ("n_regions",) + _LPK, True, _raw_bound),
+        MethodSpec("gpk", _gpk, _LPK, True, _raw_bound),
     ]
 }
 
-PLANNED: dict[str, str] = {
-    "gpk": "global projection kernel (Gönen & Alpaydın 2010, paper 002)",
-    "lpk": "local projection kernel (Gönen & Alpaydın 2010, paper 002)",
-}
+PLANNED: dict[str, str] = {}
 
 
 def _spec(name: str) -> MethodSpec:

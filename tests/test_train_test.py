@@ -194,3 +194,20 @@ def test_the_aggregation_writes_every_output_with_correct_statistics(written, tm
     before = {p.name: p.read_bytes() for p in out.rglob("*.*")}
     train_test.aggregate_train_test(spec, written, out, seed=1, notes={"digits": "bundled with scikit-learn"})
     assert {p.name: p.read_bytes() for p in out.rglob("*.*")} == before
+
+
+def test_a_method_that_is_not_nested_is_fitted_at_every_dimension(digits):
+    X_train, y_train, X_test, y_test = digits
+    fitted = []
+
+    def make(params):
+        fitted.append(params["n_components"])
+        return PCA(svd_solver="full", **params)
+
+    result = train_test.run_repetition(job("n_components", [1, 3, 8, 70], nested=False, max_components=64), make,
+                                       X_train, y_train, X_test, y_test, seed=1)
+    nested = train_test.run_repetition(job("n_components", [1, 3, 8]), pca_factory, X_train, y_train, X_test,
+                                       y_test, seed=1)
+    assert fitted == [1, 3, 8]                                      # 70 is beyond the 64 columns: not fitted
+    np.testing.assert_allclose(result["errors"][:3], nested["errors"], atol=1e-12)
+    assert np.isnan(result["errors"][3]).all() and list(result["n_components"][:3]) == [1, 3, 8]

@@ -143,6 +143,7 @@ def train_test_job(spec: dict, method: str) -> dict:
     entry = spec["methods"][method] or {}
     return {"protocol": "train_test_curve", "registry_method": train_test.method_name(method, entry),
             "x": spec["x"], "values": list(spec["values"]), "subset": entry.get("subset", "random"),
+            "nested": entry.get("nested", True),
             "classifiers": train_test.curve_classifiers(spec, entry)}
 
 

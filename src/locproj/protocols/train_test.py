@@ -11,8 +11,10 @@ method entry is fitted with its ``fixed`` parameters, as in the paper. The exper
 
     * ``n_components``: the method is fitted once at ``max(values)`` and each classifier is trained
       and tested on the first ``m`` columns for every ``m`` in ``values`` (eigenvector and
-      principal-axis bases are nested, so this is a fit per ``m``). A method that returns fewer
-      columns has no value beyond them; ``raw`` has no columns to choose and gives a flat line.
+      principal-axis bases are nested, so this is a fit per ``m``). A method entry with
+      ``nested: false`` is fitted at every ``m`` instead: LLE's automatic regularisation depends
+      on ``m`` (``sigma_i^2`` beyond it). A method that returns fewer columns has no value
+      beyond them; ``raw`` has no columns to choose and gives a flat line.
     * ``n_per_class``: the training set of ``n`` is the first ``n`` samples of each class in a
       seeded permutation of the partition's training samples (so the sets are nested and equal
       for every method and experiment on the same data); the test set stays the same. A method
@@ -24,7 +26,7 @@ method entry is fitted with its ``fixed`` parameters, as in the paper. The exper
     :data:`locproj.evaluation.CLASSIFIERS` with their keyword arguments, trained on the mapped
     training set and tested on the mapped test set. A method entry's ``classifiers`` lists the
     ones it is evaluated with (default all); a curve is a (method entry, classifier) pair.
-``methods``: name -> ``{method, fixed, classifiers, subset}``
+``methods``: name -> ``{method, fixed, classifiers, subset, nested}``
     ``method`` is the :mod:`locproj.registry` name (default: the entry's own name), so one method
     can appear with several parameter sets (SLLE at several alpha). An estimator with a
     ``random_state`` gets one derived from the master seed and the repetition.
@@ -122,42 +124,43 @@ def _errors(Z_train, y_train, Z_test, y_test, classifiers: dict, columns, n_jobs
     return out
 
 
+def planned_fits(job: dict, y_train: np.ndarray, seed: int) -> list[tuple]:
+    """The fits of one repetition: ``(rows, params, positions, columns)`` each, where ``rows`` are
+    the ``x`` values it serves, ``params`` the extra estimator parameters, ``positions`` the
+    training samples it is fitted on and ``columns`` the prefix lengths its classifiers use (None:
+    every column)."""
+    values, everything = list(job["values"]), np.arange(len(y_train))
+    if job["x"] == "n_components":
+        cap = job.get("max_components") or max(values)
+        if job.get("raw"):  # one evaluation on every column, the same at each x (a flat line)
+            return [(list(range(len(values))), {}, everything, None)]
+        if job.get("nested", True):
+            return [(list(range(len(values))), {"n_components": min(max(values), cap)}, everything, values)]
+        return [([t], {"n_components": m}, everything, None) for t, m in enumerate(values) if m <= cap]
+    order = nested_order(y_train, seed)
+    if job.get("subset") == "selected":
+        return [([t], {"n_subset": int(n) * len(order)}, everything, None) for t, n in enumerate(values)]
+    return [([t], {}, first_per_class(order, int(n)), None) for t, n in enumerate(values)]
+
+
 def run_repetition(job: dict, make_estimator, X_train, y_train, X_test, y_test, seed: int, n_jobs: int = 1) -> dict:
     """The errors of one method entry on one repetition, at every ``x`` value (module docstring).
 
     ``make_estimator(params)`` builds the unfitted estimator from extra parameters; ``job`` has
-    ``x, values, classifiers`` and optionally ``subset``, ``raw``, ``seeded`` (the estimator takes
-    ``random_state``: it gets ``seed``) and ``max_components`` (the most columns the method can
-    return, :func:`locproj.registry.max_components`). Returns
-    ``errors`` (n_values, n_classifiers), ``n_components`` and ``fit_seconds`` (n_values,)."""
-    values, classifiers = list(job["values"]), job["classifiers"]
-    n_values = len(values)
+    ``x, values, classifiers`` and optionally ``subset``, ``nested``, ``raw``, ``seeded`` (the
+    estimator takes ``random_state``: it gets ``seed``) and ``max_components`` (the most columns
+    the method can return, :func:`locproj.registry.max_components`). Returns ``errors``
+    (n_values, n_classifiers; NaN where the method has too few columns), ``n_components`` and
+    ``fit_seconds`` (n_values,)."""
+    n_values, classifiers = len(job["values"]), job["classifiers"]
     errors, found, seconds = np.full((n_values, len(classifiers)), np.nan), np.zeros(n_values), np.zeros(n_values)
     seeded = {"random_state": seed % 2**32} if job.get("seeded") else {}
-    if job["x"] == "n_components":
-        raw = job.get("raw", False)
+    for rows, params, fit, columns in planned_fits(job, y_train, seed):
         start = time.perf_counter()
-        params = {} if raw else {"n_components": min(max(values), job.get("max_components") or max(values))}
-        Z_train, y_used, Z_test, n_found = _fit_map(lambda: make_estimator({**params, **seeded}), X_train, y_train,
-                                                    X_test)
-        seconds[:] = time.perf_counter() - start
-        # raw: one evaluation on every column, the same at each x (a flat line)
-        errors[:] = _errors(Z_train, y_used, Z_test, y_test, classifiers, [Z_train.shape[1]] if raw else values,
-                            n_jobs)
-        found[:] = n_found
-        return {"errors": errors, "n_components": found, "fit_seconds": seconds}
-    order = nested_order(y_train, seed)
-    n_classes = len(order)
-    for t, n in enumerate(values):
-        start = time.perf_counter()
-        if job.get("subset") == "selected":
-            fit, extra = np.arange(len(y_train)), {"n_subset": int(n) * n_classes}
-        else:
-            fit, extra = first_per_class(order, int(n)), {}
-        Z_train, y_used, Z_test, found[t] = _fit_map(lambda: make_estimator({**extra, **seeded}), X_train[fit],
-                                                     y_train[fit], X_test)
-        seconds[t] = time.perf_counter() - start
-        errors[t] = _errors(Z_train, y_used, Z_test, y_test, classifiers, [Z_train.shape[1]], n_jobs)[0]
+        Z_train, y_used, Z_test, found[rows] = _fit_map(lambda: make_estimator({**params, **seeded}), X_train[fit],
+                                                        y_train[fit], X_test)
+        seconds[rows] = time.perf_counter() - start
+        errors[rows] = _errors(Z_train, y_used, Z_test, y_test, classifiers, columns or [Z_train.shape[1]], n_jobs)
     return {"errors": errors, "n_components": found, "fit_seconds": seconds}
 
 

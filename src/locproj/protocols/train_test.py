@@ -289,7 +289,8 @@ def plot_curves(summary: pd.DataFrame, spec: dict, published: pd.DataFrame, stem
     by_classifier = spec.get("panel_by") == "classifier"
     for dataset, rows in summary.groupby("dataset", sort=False):
         panels = list(spec["classifiers"]) if by_classifier else [None]
-        figure = aggregate.new_figure((4.2 * len(panels) + 1.2 * (not by_classifier), 3.6))
+        width = 4.2 * len(panels) + 2.8 * (not by_classifier)
+        figure = aggregate.new_figure((width, 4.2))
         axes = figure.subplots(1, len(panels), squeeze=False)[0]
         for ax, panel in zip(axes, panels):
             for method, classifier in _curves_in_order(spec):
@@ -306,13 +307,15 @@ def plot_curves(summary: pd.DataFrame, spec: dict, published: pd.DataFrame, stem
                 ax.plot(points["x"], points["error"], "x", color=drawn.get_color(), markersize=7)
             title = (spec.get("classifier_labels") or {}).get(panel, panel) if panel else dataset
             ax.set(title=title, xlabel=spec.get("x_label", spec["x"]), ylabel="test error (%)")
-            if spec.get("x_log"):
+            if spec.get("x_log"):  # ticks at the swept values, written plainly
                 ax.set_xscale("log")
+                ax.set_xticks(spec["values"], [str(v) for v in spec["values"]])
+                ax.minorticks_off()
             ax.grid(alpha=0.3)
         axes[0].legend(fontsize="x-small")
         figure.tight_layout()
         text = "x: published value. " + (f"{dataset}: {notes[dataset]}" if dataset in (notes or {}) else "")
-        aggregate.note_below(figure, text, width=int(60 * len(panels)), bottom=0.3)
+        aggregate.note_below(figure, text, width=int(14 * width), bottom=0.32)
         aggregate.save_figure(figure, Path(stem_dir) / f"curves_{dataset}")
 
 

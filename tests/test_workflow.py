@@ -111,6 +111,24 @@ def test_the_train_test_protocol_runs_from_config(workdir):
     assert "Nothing to be done" in again.stdout + again.stderr
 
 
+def test_the_holdout_protocol_runs_from_config(workdir):
+    result = snakemake(workdir, "tiny_holdout")
+    assert result.returncode == 0, result.stderr[-3000:]
+    out = workdir / "results" / "tiny_holdout"
+    assert {"holdout.md", "holdout.tex", "holdout.csv", "comparison.md", "curves.csv", "metadata.yaml"} <= {
+        p.name for p in out.iterdir()}
+    assert (out / "figures" / "curves_digits_eo_150.png").exists()
+    jobs = {p.relative_to(out / "digits_eo_150" / "holdout").as_posix() for p in out.rglob("*.h5")}
+    assert jobs == {"pca/r01-02.h5", "pca/r03-03.h5", "gpk/r01-03.h5", "raw/r01-03.h5"}   # raw: one flat job
+    with h5py.File(out / "digits_eo_150" / "holdout" / "gpk" / "r01-03.h5") as result_file:
+        assert result_file["test_accuracy"].shape == (2, 2, 10) and result_file.attrs["kind"] == "classifier"
+        assert "config_hash" in result_file.attrs
+    table = (out / "holdout.md").read_text()
+    assert "digits_eo_150†" in table and "a tiny test view" in table
+    again = snakemake(workdir, "tiny_holdout", "--dry-run")
+    assert "Nothing to be done" in again.stdout + again.stderr
+
+
 def test_the_embedding_protocol_runs_from_config(workdir):
     result = snakemake(workdir, "tiny_embedding")
     assert result.returncode == 0, result.stderr[-3000:]

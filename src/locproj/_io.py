@@ -60,10 +60,11 @@ def rebuild_hint(path) -> str:
     return f"rebuild it with `snakemake --cores 1 --force {path}`, then rerun your target"
 
 
-def unreadable_message(path, error: BaseException) -> str:
-    """Why a pipeline file could not be read (missing, or truncated or corrupt) and how to rebuild it."""
+def unreadable_message(path, error: BaseException, what: str = "") -> str:
+    """Why a pipeline file (``what``, e.g. "dataset file ") could not be read, missing or truncated
+    or corrupt, and how to rebuild it."""
     state = "it does not exist" if not Path(path).exists() else "it is truncated or corrupt"
-    return f"cannot read {path} ({type(error).__name__}: {error}): {state}; {rebuild_hint(path)}"
+    return f"cannot read {what}{path} ({type(error).__name__}: {error}): {state}; {rebuild_hint(path)}"
 
 
 @contextlib.contextmanager

@@ -57,10 +57,10 @@ def split_blocks(config: dict, experiment: str) -> list[list[int]]:
 
 
 def split_source(config: dict, name: str) -> str:
-    """The dataset whose splits ``name`` uses: a view that keeps every sample (no ``relabel``) shares
+    """The dataset whose splits ``name`` uses: a view that keeps every sample (no ``relabel`` or ``sample``) shares
     its dataset's splits and CV folds; anything else has its own."""
     view = config.get("views", {}).get(name)
-    if view is None or view.get("relabel"):
+    if view is None or view.get("relabel") or view.get("sample"):
         return name
     return split_source(config, view["dataset"])
 
@@ -85,7 +85,7 @@ def check_experiments(config: dict) -> None:
     """Fail at start-up, naming the experiment, on an unknown dataset, method or parameter."""
     from .registry import make_estimator
 
-    from .protocols import SPLIT_PROTOCOLS, embedding, protocol_of, train_test
+    from .protocols import SPLIT_PROTOCOLS, embedding, holdout, protocol_of, train_test
 
     known_data = set(config["datasets"]) | set(config.get("views", {}))
     for name, spec in config.get("experiments", {}).items():
@@ -100,9 +100,10 @@ def check_experiments(config: dict) -> None:
             except ValueError as error:
                 raise ValueError(f"experiment {name!r}, {error}") from error
             continue
-        if protocol_of(spec) == "train_test_curve":
+        checks = {"train_test_curve": train_test.check_spec, "holdout_curve": holdout.check_spec}
+        if protocol_of(spec) in checks:
             try:
-                train_test.check_spec(spec)
+                checks[protocol_of(spec)](spec)
             except ValueError as error:
                 raise ValueError(f"experiment {name!r}: {error}") from error
         for method, method_spec in spec["methods"].items():
@@ -117,11 +118,14 @@ def result_path(experiment: str, dataset: str, partition: str, method: str, spli
     return f"results/{experiment}/{dataset}/{partition}/{method}/split{split:02d}.h5"
 
 
-def job_config(config: dict, experiment: str, dataset: str, method: str) -> dict:
-    """Everything one job depends on (passed to it as its params, and hashed into its provenance)."""
-    from .protocols import protocol_of
+def job_config(config: dict, experiment: str, dataset: str, method: str, block=None) -> dict:
+    """Everything one job depends on (passed to it as its params, and hashed into its provenance);
+    ``block``: the r values of a ``holdout_curve`` job."""
+    from .protocols import holdout, protocol_of
 
     spec = config["experiments"][experiment]
+    if protocol_of(spec) == "holdout_curve":
+        return holdout.job_config(config, experiment, dataset, method, block)
     source = split_source(config, dataset)
     shared = {"split_source": source} if source != dataset else {}
     # cv_table jobs carry no protocol key, so that Table 2's job parameters and provenance stay as they were
@@ -165,6 +169,9 @@ def run_configured_job(job: dict, partition: str, splits, data_path, splits_path
         raise ValueError(f"{len(splits)} splits but {len(outputs)} output files")
     data = read_dataset_file(data_path)
     parts = read_splits(splits_path)
+    if job.get("protocol") == "holdout_curve":
+        _run_holdout(job, data, parts, outputs[0])
+        return
     run = _run_repetition if job.get("protocol") == "train_test_curve" else _run_split
     for split, output in zip(splits, outputs):
         run(job, partition, split, data, parts["train"][split], parts["test"][split], output, n_jobs)
@@ -195,6 +202,30 @@ def _run_repetition(job: dict, partition: str, split: int, data, train, test, ou
     meta = {"experiment": job["experiment"], "dataset": job["dataset"], "m": partition_size(partition),
             "method": job["method"], "split": split}
     train_test.write_repetition(output, result, job, meta, provenance_attrs(job, seed=seed))
+
+
+def _run_holdout(job: dict, data, parts: dict, output) -> None:
+    """One job of the ``holdout_curve`` protocol (:mod:`locproj.protocols.holdout`): the ten 5×2 CV
+    folds and the test third of ``parts``, every r of the job's block and every C.
+
+    A classifier's ``random_state`` of fold ``k`` depends on the data and ``k`` only, so every
+    method entry, r and C of a fold starts from the same seed."""
+    from ._io import provenance_attrs
+    from .data.splits import derived_seed
+    from .protocols import holdout
+    from .registry import max_components
+
+    samples = job.get("split_source", job["dataset"])
+    method = job["registry_method"]
+    kind = holdout.method_kind(method)
+    folds = parts["folds"]
+    seeds = [derived_seed(job["seed"], "holdout", samples, k) % 2**32 for k in range(len(folds))]
+    limit = min(max_components(method, n_samples=len(fit), n_classes=len(np.unique(data.y[fit])),
+                               n_features=data.X.shape[1]) for fit, _ in folds)
+    result = holdout.run_holdout({**job, "kind": kind}, make_factory(method, job["fixed"]), data.X, data.y, folds,
+                                 parts["test"][0], seeds, limit=limit)
+    meta = {"experiment": job["experiment"], "dataset": job["dataset"], "method": job["method"], "kind": kind}
+    holdout.write_job(output, result, job, meta, provenance_attrs(job, seed=seeds[0]))
 
 
 def _run_split(job: dict, partition: str, split: int, data, train, test, output, n_jobs: int):

@@ -14,7 +14,7 @@ from locproj.experiments import (
     split_blocks,
     split_path,
 )
-from locproj.protocols import SPLIT_PROTOCOLS, protocol_of
+from locproj.protocols import SPLIT_PROTOCOLS, holdout, protocol_of
 
 validate(config, schema="../schemas/config.schema.yaml")
 check_experiments(config)
@@ -86,7 +86,17 @@ def all_targets():
 EXPERIMENTS = config.get("experiments", {})
 
 
+def holdout_protocol(spec):
+    """True for a holdout_curve experiment: its jobs are blocks of r, not of splits."""
+    return protocol_of(spec) == "holdout_curve"
+
+
 def experiment_results(experiment):
+    if protocol_of(EXPERIMENTS[experiment]) == "holdout_curve":
+        return [
+            holdout.result_path(experiment, *job)
+            for job in holdout.jobs(config, experiment)
+        ]
     return [
         result_path(experiment, *job) for job in experiment_jobs(config, experiment)
     ]
@@ -109,7 +119,7 @@ def experiment_outputs(experiment):
     protocol = protocol_of(EXPERIMENTS[experiment])
     if protocol == "cv_table":
         return [f"{out}/{table_name(experiment)}.md", f"{out}/comparison.md"]
-    if protocol in ("dimension_curve", "train_test_curve"):
+    if protocol in ("dimension_curve", "train_test_curve", "holdout_curve"):
         return [
             f"{out}/{table_name(experiment)}.md",
             f"{out}/comparison.md",

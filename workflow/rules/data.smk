@@ -49,7 +49,12 @@ rule derive_view:
         mem_mb=1000,
         runtime=5,
     params:
-        view=lambda wc: VIEWS[wc.view],
+        # a sampling view gets the master seed (others keep their parameters, so are not rerun)
+        view=lambda wc: (
+            {"seed": config["seed"], **VIEWS[wc.view]}
+            if VIEWS[wc.view].get("sample")
+            else VIEWS[wc.view]
+        ),
     script:
         "../scripts/derive_view.py"
 

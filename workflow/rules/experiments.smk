@@ -3,7 +3,7 @@
 # result file per split; an embedding experiment has one job per panel. Then one aggregation per
 # experiment. A block's rule is defined per experiment so that its outputs can name its splits.
 for _experiment, _spec in EXPERIMENTS.items():
-    if protocol_of(_spec) not in SPLIT_PROTOCOLS:
+    if protocol_of(_spec) not in SPLIT_PROTOCOLS or holdout_protocol(_spec):
         continue
     for _splits in split_blocks(config, _experiment):
         _block = f"splits{_splits[0]:02d}-{_splits[-1]:02d}"
@@ -42,6 +42,42 @@ for _experiment, _spec in EXPERIMENTS.items():
                 "../scripts/run_job.py"
 
 
+# holdout_curve (paper 002's Figs. 8-10): one job per (dataset, method entry, block of r values) on
+# the LPK split (results/splits/{dataset}_holdout.h5), one file per job
+for _experiment, _spec in EXPERIMENTS.items():
+    if protocol_of(_spec) != "holdout_curve":
+        continue
+    for _method in _spec["methods"]:
+        for _block in holdout.value_blocks(_spec, _method):
+
+            rule:
+                name:
+                    f"fit_{_experiment}_{_method}_{holdout.block_name(_block)}"
+                input:
+                    data=lambda wc: data_file(wc.dataset),
+                    splits=lambda wc: split_path(config, wc.dataset, "holdout"),
+                output:
+                    holdout.result_path(_experiment, "{dataset}", _method, _block),
+                log:
+                    f"logs/fit/{_experiment}/{{dataset}}/holdout/{_method}/{holdout.block_name(_block)}.log",
+                # GPK/LPK jobs (minutes) first, so that the short projection jobs fill the gaps
+                priority: holdout.job_priority(_spec, _method)
+                conda:
+                    "../envs/locproj.yaml"
+                threads: config.get("threads", 1)
+                resources:
+                    # an LPK r on USPS (50 fits, C = 100 the slowest): up to a few minutes
+                    mem_mb=1500,
+                    runtime=lambda wc, block=_block: 10 + 5 * len(block),
+                params:
+                    job=lambda wc, e=_experiment, m=_method, b=_block: job_config(
+                        config, e, wc.dataset, m, b
+                    ),
+                    splits=[0],
+                script:
+                    "../scripts/run_job.py"
+
+
 for _experiment, _spec in EXPERIMENTS.items():
     if protocol_of(_spec) != "embedding":
         continue
@@ -73,13 +109,18 @@ for _experiment, _spec in EXPERIMENTS.items():
 CAPTIONS = {  # protocol -> (table caption, figures caption)
     "cv_table": ("../report/table.rst", "../report/figures.rst"),
     "dimension_curve": ("../report/table_curve.rst", "../report/figures_curve.rst"),
-    "train_test_curve": ("../report/table_train_test.rst", "../report/figures_train_test.rst"),
+    "train_test_curve": (
+        "../report/table_train_test.rst",
+        "../report/figures_train_test.rst",
+    ),
+    "holdout_curve": ("../report/table_holdout.rst", "../report/figures_holdout.rst"),
     "embedding": (None, "../report/figures_embedding.rst"),
 }
 
 CURVES_CAPTIONS = {
     "dimension_curve": "../report/curves.rst",
     "train_test_curve": "../report/curves_train_test.rst",
+    "holdout_curve": "../report/curves_holdout.rst",
 }
 
 

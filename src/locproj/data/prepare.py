@@ -110,7 +110,7 @@ def read_dataset_file(path: str | Path) -> Dataset:
             y = h5["y"][()] if "y" in h5 else None
             attrs = {k: _plain(v) for k, v in h5.attrs.items()}
     except (OSError, KeyError) as error:
-        raise DataError(f"dataset file: {unreadable_message(path, error)}") from error
+        raise DataError(unreadable_message(path, error, what="dataset file ")) from error
     shape = tuple(int(v) for v in attrs.pop("image_shape", ())) or None
     names = list(attrs.pop("class_names", []))
     return Dataset(X, y, names, shape, attrs)
@@ -137,14 +137,32 @@ def check_finite(X: np.ndarray, what: str) -> None:
 # --- derived views -----------------------------------------------------------------------------
 
 
-def derive_view(data: Dataset, view: dict, name: str = "view") -> Dataset:
-    """Apply a view's ``relabel``, ``resize``, ``jpeg_quality`` and ``scale`` options (in that order)."""
+def derive_view(data: Dataset, view: dict, name: str = "view", seed: int | None = None) -> Dataset:
+    """Apply a view's ``relabel``, ``sample``, ``resize``, ``jpeg_quality`` and ``scale`` options (in
+    that order). ``sample: n`` keeps ``n`` samples drawn by :func:`stratified_sample` with a seed
+    derived from ``seed`` (default: the view's ``seed``, which the workflow sets to the master seed)
+    and the view's name."""
+    seed = view.get("seed") if seed is None else seed
     X, y, names, shape = data.X, data.y, data.class_names, data.image_shape
     attrs = dict(data.attrs, view=name, source_dataset=data.attrs.get("dataset", ""))
+    # source_indices: the rows of the view's dataset kept, when not all of them (an HDF5 attribute
+    # is limited to 64 kB: USPS's 9298 indices would not fit, and are the identity anyway)
+    rows = np.arange(len(X))
     if view.get("relabel"):
         keep, y, names = relabel(y, names, view["relabel"], name)
-        X = X[keep]
-        attrs["source_indices"] = np.flatnonzero(keep)
+        X, rows = X[keep], rows[keep]
+        if not keep.all():
+            attrs["source_indices"] = rows
+    if view.get("sample"):
+        if seed is None:
+            raise DataError(f"view {name!r}: `sample` draws at random and needs the config's seed")
+        from .splits import derived_seed
+
+        chosen = stratified_sample(y, int(view["sample"]), derived_seed(seed, name, "sample"), name)
+        X, y = X[chosen], (None if y is None else y[chosen])
+        rows = rows[chosen]
+        attrs["source_indices"] = rows
+        attrs["sample_seed"] = derived_seed(seed, name, "sample")
     if view.get("resize"):
         if shape is None:
             raise DataError(f"view {name!r}: cannot resize, dataset {attrs['source_dataset']!r} is not images")
@@ -158,6 +176,24 @@ def derive_view(data: Dataset, view: dict, name: str = "view") -> Dataset:
     X = scale(X, view.get("scale", "raw"))
     attrs["scale"] = view.get("scale", "raw")
     return Dataset(X, y, names, shape, attrs)
+
+
+def stratified_sample(y, n: int, seed: int, view: str = "view") -> np.ndarray:
+    """``n`` sample positions drawn without replacement, stratified: each class keeps its share of
+    ``y`` (``n * n_c / N`` rounded by largest remainder, so the counts sum to ``n``); sorted, so
+    the view keeps the dataset's order."""
+    if y is None:
+        raise DataError(f"view {view!r}: `sample` is stratified and the dataset has no labels")
+    total, rng = len(y), np.random.Generator(np.random.PCG64(seed))
+    if not 1 <= n <= total:
+        raise DataError(f"view {view!r}: sample {n} of {total} samples; choose 1 <= sample <= {total}")
+    classes, counts = np.unique(y, return_counts=True)
+    share = n * counts / total
+    sizes = np.floor(share).astype(np.int64)
+    remainder = np.argsort(-(share - sizes), kind="stable")[: n - sizes.sum()]
+    sizes[remainder] += 1
+    chosen = [rng.permutation(np.flatnonzero(y == c))[:k] for c, k in zip(classes, sizes)]
+    return np.sort(np.concatenate(chosen))
 
 
 def relabel(y, class_names: list[str], groups: dict, view: str = "view"):
@@ -204,7 +240,7 @@ def scale(X: np.ndarray, how: str) -> np.ndarray:
     raise DataError(f"unknown scaling {how!r}; use one of {SCALINGS}")
 
 
-def write_view(data: Dataset, view: dict, name: str, output: Path) -> Dataset:
-    derived = derive_view(data, view, name)
+def write_view(data: Dataset, view: dict, name: str, output: Path, seed: int | None = None) -> Dataset:
+    derived = derive_view(data, view, name, seed)
     write_dataset(Path(output), derived)
     return derived

@@ -16,10 +16,11 @@ import numpy as np
 
 from .errors import DataError
 from .manifolds import generate_sine_manifold
+from .toys import generate_four_clusters
 from .waveform import generate_waveform
 
 #: Formats drawn by a seeded generator rather than read from files (the seed is recorded).
-GENERATED_FORMATS = ("waveform_generator", "sine_manifold_generator")
+GENERATED_FORMATS = ("waveform_generator", "sine_manifold_generator", "four_clusters_generator")
 
 
 @dataclasses.dataclass
@@ -40,6 +41,7 @@ def read_dataset(name: str, spec: dict, paths: list[Path], seed: int | None = No
         "sklearn_digits": lambda spec, paths: read_sklearn_digits(),
         "waveform_generator": lambda spec, paths: _generated_waveform(spec, seed),
         "sine_manifold_generator": lambda spec, paths: _generated_sine_manifold(spec, seed),
+        "four_clusters_generator": lambda spec, paths: _generated_four_clusters(spec, seed),
     }
     if fmt not in readers:
         raise DataError(f"dataset {name!r}: unknown format {fmt!r}; use one of {sorted(readers)}")
@@ -231,6 +233,15 @@ def _generated_sine_manifold(spec: dict, seed: int | None) -> RawData:
     options = {key: float(spec[key]) for key in ("noise", "amplitude", "periods") if key in spec}
     X = generate_sine_manifold(int(spec.get("n_samples", 1000)), seed=spec.get("seed", seed), **options)
     return RawData(X, None, None)
+
+
+def _generated_four_clusters(spec: dict, seed: int | None) -> RawData:
+    """Paper 002's Fig. 1 toy (:mod:`locproj.data.toys`): labels 0 and 1."""
+    options = {key: float(spec[key]) for key in ("centre",) if key in spec}
+    if "noise" in spec:
+        options["sd"] = float(spec["noise"])
+    X, y = generate_four_clusters(int(spec.get("n_samples", 200)), seed=spec.get("seed", seed), **options)
+    return RawData(X, y, None)
 
 
 # --- helpers -----------------------------------------------------------------------------------

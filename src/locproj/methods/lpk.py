@@ -508,6 +508,16 @@ class LocalProjectionKernelSVC(ClassifierMixin, TransformerMixin, BaseEstimator)
     def _gating_params(self):
         return np.column_stack([self.gating_intercept_, self.gating_coef_])
 
+    def gating_function(self, X):
+        """The fitted gating ``eta_m(x | V)`` (002 eq. 5) of each row of ``X``.
+
+        Shape ``(n_samples, n_regions)``, rows summing to one: e.g. the boundary
+        ``eta_1 = 0.5`` of Figs. 1-2.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return gating(X, self._gating_params())
+
     def decision_function(self, X):
         """``f(x) = sum_i alpha_i y_i K_eta(x_i, x) + b`` over the support vectors (002 §4).
 

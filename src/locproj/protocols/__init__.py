@@ -11,6 +11,10 @@ An experiment names its ``protocol`` in the config (default ``cv_table``):
 ``train_test_curve`` (:mod:`.train_test`)
     Fixed hyper-parameters, no CV: per partition (a repetition), the test error of each method and
     classifier against a swept dimension or training-set size: Figs. 5-6 of paper 004.
+``holdout_curve`` (:mod:`.holdout`)
+    The LPK paper's split (a stratified third for test, 5×2 CV on the rest): C chosen by validation
+    accuracy per method and projected dimension r, then test accuracy and % support vectors over
+    the ten fold models: Figs. 8-10 of paper 002.
 ``embedding`` (:mod:`.embedding`)
     One fit per panel, training and novel points mapped to 2-D or 3-D and drawn, basis vectors drawn
     as images: Figs. 1-3 of paper 001.
@@ -20,10 +24,10 @@ seeds) and the CV and evaluation core (:mod:`locproj.selection`, :mod:`locproj.e
 protocol module adds only what differs.
 """
 
-PROTOCOLS = ("cv_table", "dimension_curve", "train_test_curve", "embedding")
+PROTOCOLS = ("cv_table", "dimension_curve", "train_test_curve", "holdout_curve", "embedding")
 
 #: Protocols whose jobs are (dataset, partition, method, block of splits).
-SPLIT_PROTOCOLS = ("cv_table", "dimension_curve", "train_test_curve")
+SPLIT_PROTOCOLS = ("cv_table", "dimension_curve", "train_test_curve", "holdout_curve")
 
 
 def protocol_of(spec: dict) -> str:
@@ -45,6 +49,8 @@ def aggregate(spec: dict, inputs, out_dir, seed=None, notes=None) -> None:
         from .curve import aggregate_curves as run
     elif name == "train_test_curve":
         from .train_test import aggregate_train_test as run
+    elif name == "holdout_curve":
+        from .holdout import aggregate_holdout as run
     else:
         from .embedding import aggregate_embedding as run
     run(spec, inputs, out_dir, seed=seed, notes=notes)

@@ -67,6 +67,27 @@ An experiment with ``protocol: embedding`` has two keys:
         The sample order is one closed turn (the teapot): training points are joined in order and
         the order checks below are stored.
     ``n_show`` (default 3 for basis, 10 for samples)
+    ``standardize`` (default false)
+        Each feature to zero mean and unit variance (training points) before ``pca`` and the method.
+    ``split: {holdout: f, n_samples: n}`` (optional)
+        A stratified random fraction ``f`` as test (:func:`holdout_panel_split`; ``f = 1/3``: the
+        test third of the holdout protocol), after a stratified subset of about ``n`` samples.
+    ``overlays`` (2-D embedding panels with ``space: input``; list)
+        The fitted estimator on a grid over the input plane (:func:`overlay_arrays`): ``gating``
+        (the line ``eta_1 = 0.5`` of ``gating_function``, dashed: paper 002 Fig. 1(a)),
+        ``gating_field`` (``eta_1`` as a colour field: Fig. 2), ``decision``
+        (``decision_function = 0``) and ``projections`` (the columns of ``projections_`` as arrows).
+    ``basis`` (kind basis; default ``components``), ``captions``
+        Fitted attributes holding input-space vectors drawn instead (:func:`attribute_basis`:
+        ``projections_`` and ``gating_coef_``, the ``W_m`` and ``v_m`` of 002 Fig. 7(b)); one
+        caption per image.
+    kind ``history``: ``series``, ``stops``
+        One fit on the training points; per iteration, the keys of the estimator's ``history_``,
+        ``support_fraction`` and (held-out points) ``test_accuracy`` from
+        ``staged_decision_function``, drawn as one axes per group of ``series`` across a row,
+        with the iteration where the rule ``J_t >= (1 - tau) J_{t-1}`` would stop marked for each
+        tau of ``stops`` (:func:`tau_stop`; 002 Figs. 12-13).  Its checks row lists the last
+        values, where each curve settles (:func:`settled_iteration`) and the stops.
     ``title``, ``note`` (optional)
         The panel's title, and text printed under it (e.g. how the data differ from the paper's).
 
@@ -114,8 +135,13 @@ __all__ = [
     "read_panel", "run_panel", "select_samples", "turn_neighbour_fraction", "write_checks",
 ]
 
-KINDS = ("embedding", "basis", "samples", "attribute")
+KINDS = ("embedding", "basis", "samples", "attribute", "history")
 SCATTER_KINDS = ("embedding", "attribute")   # drawn on axes, several to a row
+IMAGE_KINDS = ("basis", "samples")           # a row of images
+OVERLAYS = ("gating", "gating_field", "decision", "projections")
+#: per-iteration series a history panel derives (besides the keys of the estimator's ``history_``)
+DERIVED_SERIES = ("test_accuracy", "support_fraction")
+DEFAULT_SERIES = [["objective"], ["train_accuracy", "test_accuracy"], ["support_fraction"]]
 COLOURS = ("order", "label")                 # or {feature: j}
 SPACES = ("embedding", "input")
 DRAWS = ("all", "train", "novel")
@@ -159,19 +185,73 @@ def _check_panel(name: str, panel: dict) -> None:
         fail(f"kind {panel['kind']!r} needs a method")
     if panel.get("dims", 2) not in (2, 3):
         fail(f"dims must be 2 or 3, got {panel.get('dims')!r}")
-    n_components, dims = (panel.get("params") or {}).get("n_components"), panel.get("dims", 2)
-    if panel["kind"] == "embedding" and isinstance(n_components, int) and n_components < dims:
-        fail(f"n_components {n_components} is fewer than the {dims} dims drawn")
+    params, dims = panel.get("params") or {}, panel.get("dims", 2)
+    n_components = params.get("n_components")
+    columns = n_components * params.get("n_regions", 1) if isinstance(n_components, int) else None
+    if panel["kind"] == "embedding" and columns is not None and columns < dims:
+        fail(f"n_components {n_components} is fewer than the {dims} dims drawn" if columns == n_components
+             else f"n_regions x n_components = {columns} columns are fewer than the {dims} dims drawn")
     colour = panel.get("colour", "order")
     if not (colour in COLOURS if isinstance(colour, str) else _is_feature_choice(colour)):
         fail(f"colour must be one of {COLOURS} or {{feature: j}} with a column index j >= 0, got {colour!r}")
     if panel.get("pca") is not None and not (isinstance(panel["pca"], int) and panel["pca"] >= 1):
         fail(f"pca must be a positive number of components, got {panel['pca']!r}")
+    if not isinstance(panel.get("standardize", False), bool):
+        fail(f"standardize must be true or false, got {panel['standardize']!r}")
     novel = panel.get("novel")
     if novel and not (int(novel.get("every", 0)) >= 2 and 0 <= int(novel.get("offset", 0)) < int(novel["every"])):
         fail(f"novel needs every >= 2 and 0 <= offset < every, got {novel}")
     _check_split(panel, fail)
     _check_drawing(panel, fail)
+    _check_overlays(panel, fail)
+    _check_basis(panel, fail)
+    _check_history(panel, fail)
+
+
+def _check_overlays(panel: dict, fail) -> None:
+    """``overlays``: what a 2-D input-space panel draws of the fitted estimator on a grid."""
+    overlays = panel.get("overlays")
+    if overlays is None or overlays == []:   # [] undoes a merged panel's overlays
+        return
+    if not (isinstance(overlays, list) and all(o in OVERLAYS for o in overlays)):
+        fail(f"overlays must be a list of {OVERLAYS}, got {overlays!r}")
+    if not (panel["kind"] == "embedding" and panel.get("space") == "input" and panel.get("dims", 2) == 2):
+        fail("overlays are drawn on 2-D embedding panels with space: input (the grid is in the input space)")
+    if panel.get("pca") or panel.get("standardize"):
+        fail("overlays evaluate the estimator on the input plane: not with pca or standardize")
+
+
+def _check_basis(panel: dict, fail) -> None:
+    """``basis``: ``components`` (rows of ``components_``) or fitted attributes holding input-space vectors."""
+    sources, captions = panel.get("basis"), panel.get("captions")
+    if sources is not None:
+        names = sources if isinstance(sources, list) else [sources]
+        if panel["kind"] != "basis" or not names or not all(
+                isinstance(n, str) and (n == "components" or n.endswith("_")) for n in names):
+            fail(f"basis must be 'components' or fitted attributes (ending in '_', e.g. projections_) on a "
+                 f"basis panel, got {sources!r}")
+    if captions is not None and not (panel["kind"] in IMAGE_KINDS and isinstance(captions, list)
+                                     and all(isinstance(c, str) for c in captions)):
+        fail(f"captions must be a list of strings (one per image) on a basis or samples panel, got {captions!r}")
+
+
+def _check_history(panel: dict, fail) -> None:
+    """Kind ``history``: the series drawn (groups of names, one axes each) and the stopping marks."""
+    for key in ("series", "stops"):
+        if key in panel and panel["kind"] != "history":
+            fail(f"{key} is an option of kind 'history'")
+    if panel["kind"] != "history":
+        return
+    series = panel.get("series", DEFAULT_SERIES)
+    if not (isinstance(series, list) and series and all(
+            isinstance(group, list) and group and all(isinstance(name, str) for name in group) for group in series)):
+        fail(f"series must be a list of groups (lists of history_ names) drawn on one axes each, got {series!r}")
+    stops = panel.get("stops", [])
+    if not (isinstance(stops, list) and all(isinstance(t, (int, float)) and not isinstance(t, bool) and 0 < t < 1
+                                            for t in stops)):
+        fail(f"stops must be a list of tau values in (0, 1), got {stops!r}")
+    if any("test_accuracy" in group for group in series) and not panel.get("split"):
+        fail("series test_accuracy needs a split (the held-out points)")
 
 
 def _is_feature_choice(value) -> bool:
@@ -186,9 +266,15 @@ def _check_split(panel: dict, fail) -> None:
     split = panel.get("split")
     if split is None:
         return
-    if not (isinstance(split, dict) and set(split) == {"per_class"} and _is_index(split["per_class"])
-            and split["per_class"] >= 1):
-        fail(f"split must be {{per_class: n}} with n >= 1 training samples per class, got {split!r}")
+    per_class = (isinstance(split, dict) and set(split) == {"per_class"} and _is_index(split["per_class"])
+                 and split["per_class"] >= 1)
+    holdout = (isinstance(split, dict) and "holdout" in split and set(split) <= {"holdout", "n_samples"}
+               and isinstance(split["holdout"], (int, float)) and not isinstance(split["holdout"], bool)
+               and 0 < split["holdout"] < 1 and (split.get("n_samples") is None
+                                                 or (_is_index(split["n_samples"]) and split["n_samples"] >= 2)))
+    if not (per_class or holdout):
+        fail(f"split must be {{per_class: n}} with n >= 1 training samples per class, or {{holdout: f}} "
+             f"(0 < f < 1, optionally n_samples: n >= 2), got {split!r}")
     if panel.get("novel"):
         fail("split and novel both choose the points held out of the fit; give one of them")
 
@@ -222,12 +308,19 @@ def _fit_params(panel: dict) -> dict:
     params = dict(panel.get("params") or {})
     if panel["method"] == "raw":   # the input coordinates: no n_components (registry.make_estimator)
         return params
+    if panel["kind"] == "history" or _basis_sources(panel) != ["components"]:
+        return params               # the estimator's own default
     default = panel.get("n_show", 3) if panel["kind"] == "basis" else panel.get("dims", 2)
     params.setdefault("n_components", default)
     return params
 
 
 # --------------------------------------------------------------------------- samples
+
+
+def _basis_sources(panel: dict) -> list[str]:
+    sources = panel.get("basis", "components")
+    return list(sources) if isinstance(sources, list) else [sources]
 
 
 def select_samples(data, classes=None) -> np.ndarray:
@@ -265,6 +358,34 @@ def per_class_split(y, n_per_class: int, name: str, seed) -> tuple[np.ndarray, n
         raise ValueError(f"split per class asked for, but {name!r} has no labels")
     train, test = per_class_splits(y, int(n_per_class), 1, derived_seed(seed, name, int(n_per_class)))
     return train[0], test[0]
+
+
+def holdout_panel_split(y, fraction: float, name: str, seed, n_samples: int | None = None
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """Positions ``(train, test)`` in ``y``: a stratified random ``fraction`` as test.
+
+    Without ``n_samples`` the draw is :func:`locproj.data.holdout_split`'s with the seed
+    :func:`locproj.data.make_splits` gives ``name`` (for ``fraction = 1/3`` the test third of the
+    holdout protocol, paper 002 §6.3).  With ``n_samples`` a stratified random subset of about that
+    many samples (rounded per class) is drawn first and split the same way (both seeded by
+    ``name`` and ``n_samples``).
+    """
+    from ..data import derived_seed, holdout_split
+
+    if seed is None:
+        raise ValueError("split: {holdout: ...} draws at random and needs the config's seed")
+    if y is None:
+        raise ValueError(f"a stratified holdout asked for, but {name!r} has no labels")
+    y = np.asarray(y)
+    positions = np.arange(len(y))
+    parts = ("holdout",)
+    if n_samples is not None and n_samples < len(y):
+        _, positions, _ = holdout_split(y, derived_seed(seed, name, "subsample", int(n_samples)),
+                                        test_fraction=n_samples / len(y), n_repeats=0)
+        parts = ("holdout", int(n_samples))
+    train, test, _ = holdout_split(y[positions], derived_seed(seed, name, *parts), test_fraction=fraction,
+                                   n_repeats=0)
+    return positions[train], positions[test]
 
 
 def _sample_positions(n: int, n_show: int) -> np.ndarray:
@@ -373,6 +494,8 @@ def run_panel(panel: dict, data_path, output_path, provenance: dict | None = Non
     _check_data(panel, data, data_path)
     if panel["kind"] == "samples":
         arrays, checks = _sample_arrays(panel, data, kept), {}
+    elif panel["kind"] == "history":
+        arrays, checks = _history_arrays(panel, data, kept, seed)
     else:
         arrays, checks = _fit_arrays(panel, data, kept, seed)
     _write_panel(output_path, arrays, {**(provenance or {}), **_panel_attrs(panel, data), **checks})
@@ -380,7 +503,7 @@ def run_panel(panel: dict, data_path, output_path, provenance: dict | None = Non
 
 def _check_data(panel: dict, data, data_path) -> None:
     """Fail when the panel asks for images, labels or input columns the data do not have."""
-    if (panel["kind"] not in SCATTER_KINDS or panel.get("images")) and data.image_shape is None:
+    if (panel["kind"] in IMAGE_KINDS or panel.get("images")) and data.image_shape is None:
         raise ValueError(f"panel {panel.get('title', '')!r} draws images, but {data_path} holds no image shape")
     for key, wanted in (("colour", "label"), ("classifier", "nearest_mean")):
         if panel.get(key) == wanted and data.y is None:
@@ -390,6 +513,8 @@ def _check_data(panel: dict, data, data_path) -> None:
         columns.append(panel["colour"]["feature"])
     if panel.get("space") == "input":
         columns.append(int(panel.get("dims", 2)) - 1)
+    if panel.get("overlays") and data.X.shape[1] != 2:
+        raise ValueError(f"overlays are drawn on the input plane, but {data_path} has {data.X.shape[1]} features")
     if max(columns) >= data.X.shape[1]:
         raise ValueError(f"input column {max(columns)} asked for, but {data_path} has {data.X.shape[1]} features")
 
@@ -415,9 +540,13 @@ def _sample_arrays(panel: dict, data, kept: np.ndarray) -> dict:
 
 def _held_out(panel: dict, data, kept: np.ndarray, seed) -> tuple[np.ndarray, np.ndarray]:
     """Data indices ``(train, novel)`` of the fit: by ``split`` (per class) or ``novel`` (every j-th)."""
-    if panel.get("split"):
+    split = panel.get("split")
+    if split and "holdout" in split:
         y = None if data.y is None else data.y[kept]
-        train_pos, novel_pos = per_class_split(y, panel["split"]["per_class"], panel["dataset"], seed)
+        train_pos, novel_pos = holdout_panel_split(y, split["holdout"], panel["dataset"], seed, split.get("n_samples"))
+    elif split:
+        y = None if data.y is None else data.y[kept]
+        train_pos, novel_pos = per_class_split(y, split["per_class"], panel["dataset"], seed)
     else:
         train_pos, novel_pos = novel_split(len(kept), panel.get("novel"))
     return kept[train_pos], kept[novel_pos]
@@ -428,6 +557,7 @@ def _make_estimator(panel: dict, seed):
     unset is derived from ``seed`` and the dataset."""
     from sklearn.decomposition import PCA
     from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import StandardScaler
 
     from ..data import derived_seed
     from ..registry import make_estimator
@@ -436,10 +566,11 @@ def _make_estimator(panel: dict, seed):
     unset = "random_state" in estimator.get_params() and "random_state" not in (panel.get("params") or {})
     if seed is not None and unset:
         estimator.set_params(random_state=derived_seed(seed, "embedding", panel["dataset"]) % 2**32)
+    steps = [("standardize", StandardScaler())] if panel.get("standardize") else []
     if panel.get("pca"):
         # the full SVD: scikit-learn's default picks a randomised one for few components
-        estimator = Pipeline([("pca", PCA(n_components=panel["pca"], svd_solver="full")), ("method", estimator)])
-    return estimator
+        steps.append(("pca", PCA(n_components=panel["pca"], svd_solver="full")))
+    return Pipeline(steps + [("method", estimator)]) if steps else estimator
 
 
 def _final_step(estimator):
@@ -466,7 +597,11 @@ def _fit_arrays(panel: dict, data, kept: np.ndarray, seed=None) -> tuple[dict, d
     if basis is not None:
         rows = int(panel.get("n_show", 3)) if panel["kind"] == "basis" else None
         arrays["basis"], arrays["mean"] = basis[0][:rows], basis[1]
+    if panel["kind"] == "basis" and _basis_sources(panel) != ["components"]:
+        arrays["basis"] = attribute_basis(estimator, _basis_sources(panel))[:panel.get("n_show")]
     arrays.update(_drawing_arrays(panel, data, _final_step(estimator), train, novel))
+    if panel.get("overlays"):
+        arrays.update(overlay_arrays(panel, _final_step(estimator), arrays))
     checks = {}
     if panel["kind"] == "embedding" and panel.get("cyclic"):
         checks = _order_checks(Z_train, train, Z_novel, novel, dims)
@@ -592,15 +727,155 @@ def input_space_basis(estimator) -> tuple[np.ndarray, np.ndarray] | None:
     from sklearn.pipeline import Pipeline
 
     if isinstance(estimator, Pipeline):
-        pca, method = estimator.named_steps["pca"], estimator.named_steps["method"]
-        inner = input_space_basis(method)
+        inner = input_space_basis(estimator.named_steps["method"])
         if inner is None:
             return None
-        return inner[0] @ pca.components_, pca.mean_ + inner[1] @ pca.components_
+        components, mean = inner
+        if "pca" in estimator.named_steps:
+            pca = estimator.named_steps["pca"]
+            components, mean = components @ pca.components_, pca.mean_ + mean @ pca.components_
+        if "standardize" in estimator.named_steps:   # z = (x - mu) / s
+            scaler = estimator.named_steps["standardize"]
+            components, mean = components / scaler.scale_, scaler.mean_ + scaler.scale_ * mean
+        return components, mean
     if not hasattr(estimator, "components_"):
         return None
     components = np.asarray(estimator.components_)
     return components, np.asarray(getattr(estimator, "mean_", np.zeros(components.shape[1])))
+
+
+def attribute_basis(estimator, names) -> np.ndarray:
+    """Input-space vectors held by fitted attributes (option ``basis``), stacked as rows.
+
+    An attribute of shape ``(m, d, r)`` gives its ``m * r`` columns (e.g. ``projections_``, the
+    ``W_m`` of :class:`~locproj.methods.LocalProjectionKernelSVC`), any other whose last axis is the
+    number ``d`` of features fitted gives its rows (``gating_coef_``: the ``v_m``); ``components``
+    gives ``components_``.  After a PCA step the vectors are mapped back to the input space.
+    """
+    from sklearn.pipeline import Pipeline
+
+    fitted = _final_step(estimator)
+    d = int(fitted.n_features_in_)
+    rows = []
+    for name in names:
+        values = np.asarray(_fitted(fitted, "components_" if name == "components" else name), dtype=float)
+        if values.ndim == 3 and values.shape[1] == d:
+            vectors = np.moveaxis(values, 2, 1).reshape(-1, d)
+        elif values.ndim >= 1 and values.shape[-1] == d:
+            vectors = values.reshape(-1, d)
+        else:
+            raise ValueError(f"basis: attribute {name!r} of shape {values.shape} holds no vectors of the {d} "
+                             "features fitted")
+        if isinstance(estimator, Pipeline) and "pca" in estimator.named_steps:
+            vectors = vectors @ estimator.named_steps["pca"].components_
+        if isinstance(estimator, Pipeline) and "standardize" in estimator.named_steps:
+            vectors = vectors / estimator.named_steps["standardize"].scale_   # w . (x - mu) / s
+        rows.append(vectors)
+    return np.vstack(rows)
+
+
+_OVERLAY_STEPS = 201
+_OVERLAY_MARGIN = np.array([0.08, 0.18])   # of the data range; more above and below for the legend
+
+
+def overlay_arrays(panel: dict, fitted, arrays: dict) -> dict:
+    """The estimator on a grid over the drawn input plane (option ``overlays``).
+
+    ``overlay_x``, ``overlay_y`` (the grid's axes) and, as asked: ``gating_grid`` (``gating``,
+    ``gating_field``: ``fitted.gating_function`` at every grid point, shape ``(ny, nx, p)``),
+    ``decision_grid`` (``decision``: ``fitted.decision_function``, ``(ny, nx)``) and
+    ``projection_origins``, ``projection_vectors`` (``projections``: each column of each ``W_m``
+    of ``projections_``, drawn from the ``eta_m``-weighted mean of the training points).
+    """
+    overlays = panel["overlays"]
+    Z = np.r_[_coordinates(panel, arrays, "train"), _coordinates(panel, arrays, "novel")]
+    low, high = Z.min(axis=0), Z.max(axis=0)
+    margin = _OVERLAY_MARGIN * np.where(high > low, high - low, 1.0)
+    gx = np.linspace(low[0] - margin[0], high[0] + margin[0], _OVERLAY_STEPS)
+    gy = np.linspace(low[1] - margin[1], high[1] + margin[1], _OVERLAY_STEPS)
+    grid = np.stack(np.meshgrid(gx, gy), axis=-1).reshape(-1, 2)
+    out = {"overlay_x": gx, "overlay_y": gy}
+    needs = {"gating": "gating_function", "gating_field": "gating_function", "decision": "decision_function",
+             "projections": "projections_"}
+    for overlay in overlays:
+        if not hasattr(fitted, needs[overlay]):
+            raise ValueError(f"overlay {overlay!r} needs {needs[overlay]}, which the fitted "
+                             f"{type(fitted).__name__} does not have")
+    if {"gating", "gating_field"} & set(overlays):
+        out["gating_grid"] = fitted.gating_function(grid).reshape(len(gy), len(gx), -1)
+    if "decision" in overlays:
+        out["decision_grid"] = fitted.decision_function(grid).reshape(len(gy), len(gx))
+    if "projections" in overlays:
+        W = np.asarray(fitted.projections_, dtype=float)          # (p, d, r)
+        X = arrays["train_input"]
+        eta = fitted.gating_function(X) if hasattr(fitted, "gating_function") else np.ones((len(X), 1))
+        centres = (eta.T @ X) / eta.sum(axis=0)[:, None]          # (p, 2)
+        out["projection_origins"] = np.repeat(centres, W.shape[2], axis=0)
+        out["projection_vectors"] = np.moveaxis(W, 2, 1).reshape(-1, W.shape[1])
+    return out
+
+
+def tau_stop(objective, tau: float) -> int | None:
+    """The iteration (1-based) after which the rule ``J_t >= (1 - tau) J_{t-1}`` of paper 002 §6
+    stops: the first ``t >= 2`` where it holds; None when it never does."""
+    J = np.asarray(objective, dtype=float)
+    hits = np.flatnonzero(J[1:] >= (1.0 - tau) * J[:-1])
+    return int(hits[0]) + 2 if len(hits) else None
+
+
+def settled_iteration(values, rtol: float = 0.01) -> int:
+    """The first iteration (1-based) from which every value is within ``rtol`` of the last one
+    (relative to its magnitude): where a convergence curve settles."""
+    values = np.asarray(values, dtype=float)
+    outside = np.flatnonzero(np.abs(values - values[-1]) > rtol * abs(values[-1]))
+    return int(outside[-1]) + 2 if len(outside) else 1
+
+
+def _history_arrays(panel: dict, data, kept: np.ndarray, seed) -> tuple[dict, dict]:
+    """Kind ``history``: fit once on the training points, then one value per iteration of every
+    key of the estimator's ``history_`` (``history_{name}``), ``history_support_fraction``
+    (``n_support`` over the training size) and, with held-out points,
+    ``history_test_accuracy`` (from ``staged_decision_function``: positive -> ``classes_[1]``).
+    The checks list the last values, where each curve settles and where each ``stops`` tau would
+    have stopped the fit (:func:`tau_stop`)."""
+    from sklearn.pipeline import Pipeline
+
+    train, novel = _held_out(panel, data, kept, seed)
+    estimator = _make_estimator(panel, seed)
+    y_train = None if data.y is None else data.y[train]
+    estimator.fit(data.X[train], y_train)
+    fitted = _final_step(estimator)
+    series = {name: np.asarray(values, dtype=float) for name, values in dict(_fitted(fitted, "history_")).items()}
+    if "n_support" in series:
+        series["support_fraction"] = series["n_support"] / len(train)
+    if len(novel):
+        X_novel = data.X[novel]
+        if isinstance(estimator, Pipeline):
+            X_novel = estimator[:-1].transform(X_novel)
+        staged = _fitted(fitted, "staged_decision_function")(X_novel)
+        classes = _fitted(fitted, "classes_")
+        series["test_accuracy"] = np.array([np.mean(classes[(f > 0).astype(int)] == data.y[novel]) for f in staged])
+    wanted = [name for group in panel.get("series", DEFAULT_SERIES) for name in group]
+    missing = [name for name in wanted if name not in series]
+    if missing:
+        raise ValueError(f"series {missing} are not in the history; it has {sorted(series)}")
+    arrays = {"train_index": train, "novel_index": novel, **{f"history_{k}": v for k, v in series.items()},
+              **_labels(data, train, "train"), **_labels(data, novel, "novel")}
+    J = series["objective"]
+    checks = {"n_iter": len(J), "objective_first": float(J[0]), "objective_last": float(J[-1])}
+    for name in ("train_accuracy", "test_accuracy", "support_fraction"):
+        if name in series:
+            checks[f"{name}_last"] = float(series[name][-1])
+    for name in ("objective", "train_accuracy", "test_accuracy"):
+        if name in series:
+            checks[f"settled_{name}"] = settled_iteration(series[name])
+    for tau in panel.get("stops", []):
+        t = tau_stop(J, tau)
+        checks[f"stop_tau_{tau:g}"] = t
+        if t is not None and "test_accuracy" in series:
+            checks[f"test_accuracy_at_tau_{tau:g}"] = float(series["test_accuracy"][t - 1])
+    arrays["stops"] = np.array(panel.get("stops", []), dtype=float)
+    return arrays, {"reported": json.dumps(checks)}
 
 
 def _order_checks(Z_train, train, Z_novel, novel, dims: int) -> dict:
@@ -816,6 +1091,8 @@ def _row_height(row, panels, width) -> float:
     if result["kind"] in SCATTER_KINDS:
         note_lines = max(_lines(_note(panels[name][0], _PANEL_WIDTH)) for name in row)
         return _TITLE + _PLOT_HEIGHT + _TICKS + _LINE * note_lines + 0.1
+    if result["kind"] == "history":
+        return _TITLE + _PLOT_HEIGHT + _TICKS + _LINE * _lines(_note(spec, width)) + 0.1
     return _TITLE + _CAPTION + _image_height(result, width) + _LINE * _lines(_note(spec, width)) + 0.15
 
 
@@ -849,7 +1126,9 @@ def _draw_row(figure, row, panels, columns: int, notes, top: float) -> None:
         left = column * cell_width
         dagger = "†" if spec["dataset"] in (notes or {}) else ""
         _text(figure, left + cell_width / 2, top + 0.1, f"{spec.get('title', name)}{dagger}", ha="center")
-        if image_row:
+        if result["kind"] == "history":
+            bottom = _draw_history(figure, spec, result, left, top + _TITLE, cell_width)
+        elif image_row:
             bottom = _draw_images(figure, spec, result, left, top + _TITLE, cell_width)
         elif result["kind"] == "attribute":
             bottom = _draw_attribute(figure, spec, result, left, top + _TITLE)
@@ -877,13 +1156,14 @@ def _draw_embedding(figure, spec: dict, result: dict, left: float, top: float) -
     style = _colours(spec, result)
     if spec.get("classifier") and dims == 2:
         _draw_regions(ax, result, np.r_[Z[visible["train"]], Zn[visible["novel"]]])
+    overlay_handles = _draw_overlays(ax, spec, result) if spec.get("overlays") else []
     if spec.get("cyclic") and spec.get("colour", "order") == "order":
         loop = np.argsort(result["train_index"], kind="stable")
         loop = np.r_[loop, loop[:1]]
         ax.plot(*Z[loop].T, color="0.6", linewidth=0.6, zorder=1)
     extra = {"depthshade": False} if dims == 3 else {}
     ax.scatter(*Z[visible["train"]].T, s=10, zorder=2, **_masked(style["train"], visible["train"]), **extra)
-    handles = style["handles"]
+    handles = style["handles"] + overlay_handles
     if visible["novel"].any():
         marker = _novel_marker(spec, int(visible["novel"].sum()))
         handles = handles + [ax.scatter(*Zn[visible["novel"]].T, zorder=3, **marker,
@@ -893,7 +1173,8 @@ def _draw_embedding(figure, spec: dict, result: dict, left: float, top: float) -
         set_label(label)
     ax.tick_params(labelsize="x-small")
     if handles:   # in one row above the decision regions' points when a classifier is drawn
-        row = {"ncol": len(handles), "columnspacing": 0.8, "handletextpad": 0.2} if spec.get("classifier") else {}
+        in_row = spec.get("classifier") or spec.get("overlays")
+        row = {"ncol": min(len(handles), 4), "columnspacing": 0.8, "handletextpad": 0.2} if in_row else {}
         ax.legend(handles=handles, fontsize="x-small", loc="upper right", **row)
     if spec.get("classifier"):
         _print_error(ax, spec, result)
@@ -902,6 +1183,80 @@ def _draw_embedding(figure, spec: dict, result: dict, left: float, top: float) -
     if "border_index" in result:
         ax.margins(_BORDER_MARGIN)   # room for the images centred on the outermost points
         _draw_border_images(ax, result)
+    return top + _PLOT_HEIGHT + _TICKS
+
+
+def _draw_overlays(ax, spec: dict, result: dict) -> list:
+    """The estimator on the input plane (option ``overlays``); returns legend handles."""
+    from matplotlib.lines import Line2D
+
+    gx, gy = result["overlay_x"], result["overlay_y"]
+    overlays, handles = spec["overlays"], []
+    if "gating_field" in overlays:
+        field = ax.contourf(gx, gy, result["gating_grid"][:, :, 0], levels=np.linspace(0, 1, 11), cmap="PuOr",
+                            alpha=0.45, zorder=0)
+        bar = ax.inset_axes([0.03, 0.04, 0.3, 0.035])
+        ax.figure.colorbar(field, cax=bar, orientation="horizontal", ticks=[0, 0.5, 1])
+        bar.tick_params(labelsize="xx-small", pad=1)
+        bar.set_title(r"$\eta_1(x)$", fontsize="x-small", pad=2)
+    if "gating" in overlays:
+        ax.contour(gx, gy, result["gating_grid"][:, :, 0], levels=[0.5], colors="k", linestyles="--",
+                   linewidths=2.0, zorder=1)
+        handles.append(Line2D([], [], color="k", linestyle="--", linewidth=2.0, label=r"$\eta_1 = 0.5$"))
+    if "decision" in overlays:
+        ax.contour(gx, gy, result["decision_grid"], levels=[0.0], colors="0.25", linewidths=1.2, zorder=1)
+        handles.append(Line2D([], [], color="0.25", linewidth=1.2, label="$f(x) = 0$"))
+    if "projections" in overlays:
+        length = 0.22 * min(gx[-1] - gx[0], gy[-1] - gy[0])
+        vectors = result["projection_vectors"]
+        per_region = len(vectors) // len(np.unique(result["projection_origins"], axis=0))
+        for i, (origin, vector) in enumerate(zip(result["projection_origins"], vectors)):
+            tip = origin + length * vector / (np.linalg.norm(vector) or 1.0)
+            ax.annotate("", xy=tip, xytext=origin, zorder=4,
+                        arrowprops={"arrowstyle": "-|>", "color": "k", "linewidth": 1.6, "mutation_scale": 14})
+            label = f"$W_{i // per_region + 1}$" + (f"[:, {i % per_region + 1}]" if per_region > 1 else "")
+            ax.annotate(label, xy=tip, xytext=(4, 4), textcoords="offset points", fontsize="small", zorder=4,
+                        bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.7, "pad": 0.5})
+    ax.set_xlim(gx[0], gx[-1])
+    ax.set_ylim(gy[0], gy[-1])
+    return handles
+
+
+_SERIES_LABELS = {"objective": "objective $J$", "train_accuracy": "training accuracy",
+                  "test_accuracy": "test accuracy", "support_fraction": "support vectors", "n_support": "support vectors"}
+_PERCENT_SERIES = ("train_accuracy", "test_accuracy", "support_fraction")
+_STOP_MARKERS = ("s", "o", "D", "^")
+
+
+def _draw_history(figure, spec: dict, result: dict, left: float, top: float, width: float) -> float:
+    """One axes per group of ``series`` across the row, values per iteration, with the iteration each
+    ``stops`` tau would stop at marked on every curve; returns the inches where the note goes."""
+    groups = spec.get("series", DEFAULT_SERIES)
+    step = width / len(groups)
+    stops = [(tau, tau_stop(result["history_objective"], tau)) for tau in result["stops"]]
+    for k, group in enumerate(groups):
+        ax = figure.add_axes(_rect(figure, left + k * step + 0.75, top, step - 0.95, _PLOT_HEIGHT))
+        percent = all(name in _PERCENT_SERIES for name in group)
+        for j, name in enumerate(group):
+            values = result[f"history_{name}"] * (100.0 if percent else 1.0)
+            t = np.arange(1, len(values) + 1)
+            colour = "k" if name == "objective" else f"C{j}"
+            ax.plot(t, values, color=colour, marker=".", markersize=4, linewidth=1.2,
+                    label=_SERIES_LABELS.get(name, name))
+        for (tau, stop), marker in zip(stops, _STOP_MARKERS):
+            points = [] if stop is None else [(stop, result[f"history_{name}"][stop - 1] * (100.0 if percent else 1.0))
+                                              for name in group]
+            label = f"τ = {tau:g}: stops at {stop}" if stop else f"τ = {tau:g}: no stop in {len(t)}"
+            ax.plot(*(np.array(points).T if points else ([], [])), linestyle="", marker=marker, markersize=9,
+                    markerfacecolor="none", markeredgecolor="k", markeredgewidth=1.4, zorder=4, label=label)
+        ax.set_xlabel("iteration")
+        ax.set_ylabel("%" if percent else ", ".join(_SERIES_LABELS.get(n, n) for n in group))
+        ax.set_xlim(0.5, len(result["history_objective"]) + 0.5)
+        ax.tick_params(labelsize="x-small")
+        ax.ticklabel_format(axis="y", style="sci", scilimits=(-3, 4))
+        ax.yaxis.get_offset_text().set_fontsize("x-small")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize="x-small", loc="best")
     return top + _PLOT_HEIGHT + _TICKS
 
 
@@ -1048,6 +1403,11 @@ def _draw_images(figure, spec: dict, result: dict, left: float, top: float, widt
         images = [(s.reshape(shape) - low) / ((high - low) or 1.0) for s in result["samples"]]
         captions, limits = [f"#{int(i)}" for i in result["sample_index"]], [(0.0, 1.0)] * len(images)
     step, height = width / len(images), _image_height(result, width)
+    if spec.get("captions"):
+        if len(spec["captions"]) != len(images):
+            raise ValueError(f"panel {spec.get('title', '')!r}: {len(spec['captions'])} captions for "
+                             f"{len(images)} images")
+        captions = list(spec["captions"])
     for i, (image, caption, (vmin, vmax)) in enumerate(zip(images, captions, limits)):
         ax = figure.add_axes(_rect(figure, left + i * step + 0.05, top + _CAPTION, step - 0.1, height))
         if image.ndim == 3 and image.shape[2] == 3:

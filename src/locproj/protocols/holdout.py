@@ -1,0 +1,453 @@
+"""The ``holdout_curve`` protocol (paper 002 §6.3, Figs. 8-10): test accuracy and the percentage of
+support vectors against the projection dimension r, with C chosen by 5×2 cross-validation.
+
+The split is the LPK paper's (:func:`locproj.data.splits.holdout_split`, written by the rule
+``split_holdout``): a stratified random third is the test set, the rest is resampled by 5×2
+stratified cross-validation into ten (fit, validation) folds. For each method entry and each r in
+its ``values``, every C of ``C_values`` (default 0.01, 0.1, 1, 10, 100) is fitted on each fold's fit
+part and scored on its validation part **and** on the test set; C is then chosen by the mean
+validation accuracy over the ten folds (ties: the smaller C), and the paper's numbers are the mean
+± std (``ddof=1``) over the ten fold models at that C of the test accuracy and of the percentage of
+the fit part kept as support vectors. The test set chooses nothing; recording every C's test score
+in the job lets the choice be a pure function of the result files (:func:`choose_C`).
+
+A method entry (``methods``: name -> ``{method, fixed, values}``) is one of
+
+* a **projection** (``pca``, ``lfda``, ...; any :mod:`locproj.registry` transformer): fitted on the
+  fold's fit part with ``n_components = r``, then ``SVC(kernel='linear', C)`` on the projected data;
+* a **classifier that projects** (``gpk``, ``lpk``): fitted with ``n_components = r`` and ``C``, scored
+  by its own ``score``, its support vectors read from ``n_support_``; it gets a ``random_state``
+  derived from the master seed, the data and the fold (the same for every r, C and entry);
+* ``raw``: the linear SVC on the unreduced data, computed once and repeated at every r (a flat line).
+
+An entry's ``values`` (default: the experiment's) lets cheap projections run at more r than the
+costly LPK fits. r beyond what a method can return (:func:`locproj.registry.max_components`) is left
+NaN. A job is one (dataset, method entry, block of ``values_per_job`` consecutive r values), one
+file; blocks do not change any result.
+
+Outputs: ``curves.csv`` (per dataset, method and r: the chosen C, mean validation accuracy, mean ±
+std test accuracy and % SV, folds), ``<table_name>.csv/.md/.tex`` (a column per method: ``accuracy ±
+std [% SV]``), ``comparison.csv/.md`` (each published statement beside ours, with ``holds`` and the
+configured ``reason`` where it does not) and ``figures/curves_{dataset}`` (accuracy and % SV
+against r, error bars one std, the SVM without reduction as a flat line, the published statements
+drawn). Accuracies and SV shares are in percent.
+
+Published statements (``config/published/lpk_002.csv``) are rows ``experiment, dataset, method,
+measure`` (``accuracy`` or ``sv_percent``), ``kind`` (``value``: the paper's number; ``about``: "around
+x per cent"; ``lower_bound``: "more than x per cent"), ``published``, ``x_min, x_max`` (the r the
+statement covers, empty: every r we ran), ``statistic`` (which of our per-r means it is compared
+with: ``at`` a single r, or the ``mean``, ``min`` or ``max`` over the range) and ``source``. A
+``value`` holds when it is within our std over the folds, an ``about`` within our std plus 0.5 points
+(the paper rounds to whole per cent), a ``lower_bound`` when our statistic is above it.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .. import aggregate
+from .._io import reading_h5, writing_h5
+from ..experiments import write_metadata
+
+C_VALUES = (0.01, 0.1, 1.0, 10.0, 100.0)
+KINDS = ("projection", "classifier", "raw")
+MEASURES = ("accuracy", "sv_percent")
+STATISTICS = ("at", "mean", "min", "max")
+PUBLISHED_KINDS = ("value", "about", "lower_bound")
+_ABOUT_SLACK = 0.5
+
+
+# --------------------------------------------------------------------------- configuration
+
+
+def method_name(entry_name: str, entry: dict | None) -> str:
+    """The registry name of a method entry: its ``method`` key, else the entry's own name."""
+    return (entry or {}).get("method", entry_name)
+
+
+def entry_values(spec: dict, method: str) -> list[int]:
+    """The r values of a method entry: its own ``values``, else the experiment's."""
+    return list((spec["methods"][method] or {}).get("values") or spec["values"])
+
+
+def value_blocks(spec: dict, method: str) -> list[list[int]]:
+    """A method entry's r values in blocks of ``values_per_job`` (default all): one job each; one
+    block for ``raw``, which computes its flat line once."""
+    from ..selection import RAW_METHOD
+
+    values = entry_values(spec, method)
+    raw = method_name(method, spec["methods"][method]) == RAW_METHOD
+    size = len(values) if raw else (spec.get("values_per_job") or len(values))
+    return [values[start:start + size] for start in range(0, len(values), size)]
+
+
+def job_priority(spec: dict, method: str) -> int:
+    """The Snakemake priority of a method entry's jobs: 1 for the costly GPK/LPK fits, else 0."""
+    return int(method_kind(method_name(method, spec["methods"][method])) == "classifier")
+
+
+def block_name(block) -> str:
+    """``'r01-05'`` for the block 1..5: the stem of its result file."""
+    return f"r{block[0]:02d}-{block[-1]:02d}"
+
+
+def result_path(experiment: str, dataset: str, method: str, block) -> str:
+    return f"results/{experiment}/{dataset}/holdout/{method}/{block_name(block)}.h5"
+
+
+def jobs(config: dict, experiment: str):
+    """Every (dataset, method entry, block of r) of a holdout experiment, in a stable order."""
+    spec = config["experiments"][experiment]
+    for dataset in spec["datasets"]:
+        for method in spec["methods"]:
+            for block in value_blocks(spec, method):
+                yield dataset, method, block
+
+
+def check_spec(spec: dict) -> None:
+    """Fail, naming the key, on a dataset not marked ``[holdout]``, unsorted values or a bad C."""
+    for dataset, sizes in spec["datasets"].items():
+        if list(sizes) != ["holdout"]:
+            raise ValueError(f"dataset {dataset!r}: the holdout_curve protocol takes [holdout], got {sizes}")
+    for name in [None, *spec["methods"]]:
+        values = spec["values"] if name is None else entry_values(spec, name)
+        if any(b <= a for a, b in zip(values, values[1:])):
+            where = "values" if name is None else f"method {name!r}: values"
+            raise ValueError(f"{where} must be strictly increasing, got {values}")
+    grid = spec.get("C_values") or C_VALUES
+    if any(c <= 0 for c in grid) or list(grid) != sorted(set(grid)):
+        raise ValueError(f"C_values must be positive and strictly increasing, got {list(grid)}")
+    for name, entry in spec["methods"].items():
+        if "n_components" in (entry or {}).get("fixed", {}) or "C" in (entry or {}).get("fixed", {}):
+            raise ValueError(f"method {name!r}: n_components and C are swept by the protocol, not fixed")
+
+
+def job_config(config: dict, experiment: str, dataset: str, method: str, block) -> dict:
+    """Everything one holdout job depends on (its params and provenance)."""
+    from ..experiments import split_source
+
+    spec = config["experiments"][experiment]
+    entry = spec["methods"][method] or {}
+    source = split_source(config, dataset)
+    return {
+        "seed": config["seed"], "experiment": experiment, "dataset": dataset, "method": method,
+        **({"split_source": source} if source != dataset else {}),
+        "protocol": "holdout_curve", "registry_method": method_name(method, entry),
+        "fixed": entry.get("fixed") or {}, "values": [int(v) for v in block],
+        "C_values": [float(c) for c in (spec.get("C_values") or C_VALUES)],
+    }
+
+
+# --------------------------------------------------------------------------- one job
+
+
+def method_kind(method: str) -> str:
+    """``raw``, ``classifier`` (it fits its own SVM: gpk, lpk) or ``projection``."""
+    from sklearn.base import is_classifier
+
+    from ..registry import make_estimator
+    from ..selection import RAW_METHOD
+
+    if method == RAW_METHOD:
+        return "raw"
+    return "classifier" if is_classifier(make_estimator(method)) else "projection"
+
+
+def _linear_svm(Z_fit, y_fit, Z_val, y_val, Z_test, y_test, C):
+    from sklearn.svm import SVC
+
+    svm = SVC(kernel="linear", C=C).fit(Z_fit, y_fit)
+    return svm.score(Z_val, y_val), svm.score(Z_test, y_test), 100.0 * svm.n_support_.sum() / len(y_fit), 0
+
+
+def run_holdout(job: dict, make_estimator, X, y, folds, test, fold_seeds, limit: int | None = None) -> dict:
+    """Every (r, C, fold) of one job (module docstring).
+
+    ``make_estimator(params)`` builds the method with extra parameters; ``job`` has ``kind``,
+    ``values`` and ``C_values``; ``folds`` are (fit, validation) index arrays into ``X``, ``test``
+    the test indices; ``fold_seeds[k]`` is the ``random_state`` of fold ``k``'s classifier fits;
+    ``limit`` the most columns the method can return (larger r stay NaN). Returns arrays of shape
+    (n_values, n_C, n_folds): ``val_accuracy``, ``test_accuracy`` (fractions), ``sv_percent``,
+    ``fit_seconds``, ``n_svm_solves`` (the method's own SVM solves; 1 for a linear SVC)."""
+    values, grid, kind = list(job["values"]), list(job["C_values"]), job["kind"]
+    shape = (len(values), len(grid), len(folds))
+    out = {name: np.full(shape, np.nan) for name in
+           ("val_accuracy", "test_accuracy", "sv_percent", "fit_seconds", "n_svm_solves")}
+    X_test, y_test = X[test], y[test]
+    for k, (fit, validation) in enumerate(folds):
+        X_fit, y_fit, X_val, y_val = X[fit], y[fit], X[validation], y[validation]
+        for t, r in enumerate(values):
+            if kind == "raw" and t > 0:   # the unreduced SVM does not depend on r: a flat line
+                for name in out:
+                    out[name][t, :, k] = out[name][0, :, k]
+                continue
+            if limit is not None and kind != "raw" and r > limit:
+                continue
+            start = time.perf_counter()
+            if kind == "projection":
+                projection = make_estimator({"n_components": int(r)}).fit(X_fit, y_fit)
+                Z_fit, Z_val, Z_test = (projection.transform(A) for A in (X_fit, X_val, X_test))
+            elif kind == "raw":
+                Z_fit, Z_val, Z_test = X_fit, X_val, X_test
+            shared = time.perf_counter() - start
+            for j, C in enumerate(grid):
+                start = time.perf_counter()
+                if kind == "classifier":
+                    model = make_estimator({"n_components": int(r), "C": C, "random_state": fold_seeds[k]})
+                    model.fit(X_fit, y_fit)
+                    scores = (model.score(X_val, y_val), model.score(X_test, y_test),
+                              100.0 * model.n_support_.sum() / len(y_fit), model.history_["n_svm_solves"][-1])
+                else:
+                    scores = _linear_svm(Z_fit, y_fit, Z_val, y_val, Z_test, y_test, C)
+                    scores = (*scores[:3], 1)
+                for name, value in zip(("val_accuracy", "test_accuracy", "sv_percent", "n_svm_solves"), scores):
+                    out[name][t, j, k] = value
+                out["fit_seconds"][t, j, k] = time.perf_counter() - start + shared / len(grid)
+    return out
+
+
+def write_job(path, result: dict, job: dict, meta: dict, provenance: dict) -> None:
+    """One job's file, atomically: ``/values``, ``/C_values`` and the arrays of :func:`run_holdout`;
+    attributes ``meta`` (experiment, dataset, method, kind) and the provenance. Only
+    ``fit_seconds`` varies between reruns."""
+    with writing_h5(path) as h5:
+        h5.create_dataset("values", data=np.asarray(job["values"], dtype=np.int64))
+        h5.create_dataset("C_values", data=np.asarray(job["C_values"], dtype=np.float64))
+        for name, array in result.items():
+            h5.create_dataset(name, data=array)
+        for key, value in {**provenance, **meta}.items():
+            h5.attrs[key] = value
+
+
+def read_job(path) -> pd.DataFrame:
+    """A file of :func:`write_job` as long rows: experiment, dataset, method, kind, x, C, fold,
+    val_accuracy, test_accuracy (fractions), sv_percent, fit_seconds, n_svm_solves."""
+    with reading_h5(path) as h5:
+        attrs = dict(h5.attrs)
+        values, grid = h5["values"][()], h5["C_values"][()]
+        arrays = {name: h5[name][()] for name in
+                  ("val_accuracy", "test_accuracy", "sv_percent", "fit_seconds", "n_svm_solves")}
+    t, j, k = np.meshgrid(np.arange(len(values)), np.arange(len(grid)),
+                          np.arange(arrays["val_accuracy"].shape[2]), indexing="ij")
+    frame = pd.DataFrame({"experiment": attrs["experiment"], "dataset": attrs["dataset"], "method": attrs["method"],
+                          "kind": attrs["kind"], "x": values[t.ravel()], "C": grid[j.ravel()], "fold": k.ravel()})
+    for name, array in arrays.items():
+        frame[name] = array.ravel()
+    return frame
+
+
+# --------------------------------------------------------------------------- aggregation
+
+
+def choose_C(long: pd.DataFrame) -> pd.DataFrame:
+    """Per (dataset, method, x): the C of the highest mean validation accuracy over the folds (ties:
+    the smaller C), as columns ``C`` and ``mean_validation`` (%)."""
+    cells = long.dropna(subset=["val_accuracy"])
+    mean = cells.groupby(["dataset", "method", "x", "C"], sort=False)["val_accuracy"].mean().reset_index()
+    mean = mean.sort_values(["dataset", "method", "x", "C"], kind="mergesort")
+    # the first maximum in increasing C: ties go to the smaller C
+    best = mean.loc[mean.groupby(["dataset", "method", "x"], sort=False)["val_accuracy"].idxmax()]
+    return best.rename(columns={"val_accuracy": "mean_validation"}).assign(
+        mean_validation=lambda f: 100 * f["mean_validation"]).reset_index(drop=True)
+
+
+def curve_summary(long: pd.DataFrame) -> pd.DataFrame:
+    """Per (dataset, method, x), at the chosen C: mean and std (``ddof=1``) over the folds of the
+    test accuracy and % SV, the folds counted, mean seconds per fit and SVM solves per fit."""
+    chosen = choose_C(long)
+    at = long.merge(chosen[["dataset", "method", "x", "C"]], on=["dataset", "method", "x", "C"])
+    at = at.assign(test_accuracy=100 * at["test_accuracy"])
+    grouped = at.groupby(["dataset", "method", "x"], sort=False)
+    table = grouped.agg(kind=("kind", "first"), mean_accuracy=("test_accuracy", "mean"),
+                        std_accuracy=("test_accuracy", lambda a: a.std(ddof=1)),
+                        mean_sv=("sv_percent", "mean"), std_sv=("sv_percent", lambda a: a.std(ddof=1)),
+                        n_folds=("test_accuracy", "size")).reset_index()
+    table = chosen.merge(table, on=["dataset", "method", "x"])
+    costs = long.groupby(["dataset", "method", "x"], sort=False).agg(
+        seconds_per_fit=("fit_seconds", "mean"), svm_solves_per_fit=("n_svm_solves", "mean")).reset_index()
+    table = table.merge(costs, on=["dataset", "method", "x"])
+    order = {name: i for i, name in enumerate(dict.fromkeys(long["method"]))}
+    return table.sort_values(["dataset", "method", "x"], key=lambda c: c.map(order) if c.name == "method" else c,
+                             kind="mergesort", ignore_index=True)
+
+
+def _label(spec: dict, method: str) -> str:
+    return (spec.get("labels") or {}).get(method, method)
+
+
+def wide_table(summary: pd.DataFrame, spec: dict, style: str = "plain") -> pd.DataFrame:
+    """Rows (dataset, r), a ``accuracy ± std [% SV]`` column per method entry in config order."""
+    percent = "\\%" if style == "tex" else "%"
+    cells = summary.assign(cell=[f"{aggregate.format_cell(a, s, style=style)} [{v:.1f}{percent}]"
+                                 for a, s, v in zip(summary["mean_accuracy"], summary["std_accuracy"],
+                                                    summary["mean_sv"])])
+    table = cells.pivot_table(index=["dataset", "x"], columns="method", values="cell", aggfunc="first", sort=False)
+    methods = [m for m in spec["methods"] if m in table.columns]
+    table = table[methods]
+    table.columns = [_label(spec, m) for m in methods]
+    table = table.reset_index().rename(columns={"x": "r"}).fillna("")
+    datasets = list(dict.fromkeys(summary["dataset"]))
+    return table.sort_values(["dataset", "r"], key=lambda c: c.map(datasets.index) if c.name == "dataset" else c,
+                             kind="mergesort", ignore_index=True)
+
+
+def write_tables(summary: pd.DataFrame, spec: dict, out_dir, notes=None) -> None:
+    """``<table_name>.csv`` (the long summary) and ``.md`` / ``.tex`` (:func:`wide_table`)."""
+    out_dir, stem = Path(out_dir), spec.get("table_name", "table")
+    plain, tex = wide_table(summary, spec), wide_table(summary, spec, style="tex")
+    shown = list(plain["dataset"])
+    caption = ("Test accuracy (%) mean ± std over the ten 5×2 CV fold models at the C chosen by validation; "
+               "[% SV].\n\n")
+    aggregate.write_text(out_dir / f"{stem}.csv", aggregate._frame_to_csv(aggregate._with_notes(summary, notes)))
+    aggregate.write_text(out_dir / f"{stem}.md", caption + aggregate._frame_to_markdown(
+        aggregate._mark_noted(plain, notes)) + aggregate.notes_text(notes, shown))
+    latex = aggregate._to_latex(aggregate._mark_noted(tex, notes)).replace("$m$", "$r$", 1)
+    aggregate.write_text(out_dir / f"{stem}.tex", latex + aggregate.notes_text(notes, shown, style="tex"))
+
+
+def read_published(path, experiment: str | None = None) -> pd.DataFrame:
+    """Published statements (module docstring; ``#`` comments allowed), those of ``experiment`` when given."""
+    published = pd.read_csv(path, comment="#", dtype={"x_min": "Int64", "x_max": "Int64"})
+    bad = sorted(set(published["kind"]) - set(PUBLISHED_KINDS)) + sorted(set(published["measure"]) - set(MEASURES)) \
+        + sorted(set(published["statistic"]) - set(STATISTICS))
+    if bad:
+        raise ValueError(f"{path}: unknown kind, measure or statistic {bad}")
+    return published if experiment is None else published[published["experiment"] == experiment]
+
+
+def comparison(summary: pd.DataFrame, spec: dict, published: pd.DataFrame) -> pd.DataFrame:
+    """Each published statement beside ours: ``ours`` (the statistic over the r range of our per-r
+    means), ``ours_std`` (the largest std among those r), ``ours_range`` (min-max of the means),
+    ``difference``, ``holds`` and the configured ``reason`` where it does not hold."""
+    names = dict(spec.get("published_names") or {})
+    ours = summary.assign(dataset=summary["dataset"].replace(names))
+    rows = []
+    for row in published.drop(columns=["experiment"], errors="ignore").itertuples(index=False):
+        line = ours[(ours["dataset"] == row.dataset) & (ours["method"] == row.method)]
+        if not pd.isna(row.x_min):
+            line = line[line["x"] >= row.x_min]
+        if not pd.isna(row.x_max):
+            line = line[line["x"] <= row.x_max]
+        column = "mean_accuracy" if row.measure == "accuracy" else "mean_sv"
+        means, stds = line[column].to_numpy(), line[column.replace("mean", "std")].to_numpy()
+        if row.statistic == "at" and len(means) > 1 and line["kind"].iloc[0] != "raw":
+            raise ValueError(f"published {row.dataset}/{row.method}: statistic 'at' needs one r, "
+                             f"got {sorted(line['x'])}")
+        value = {"at": np.mean, "mean": np.mean, "min": np.min, "max": np.max}[row.statistic](means) \
+            if len(means) else np.nan
+        spread = float(np.max(stds)) if len(stds) else np.nan
+        difference = value - row.published
+        if row.kind == "lower_bound":
+            holds = bool(value > row.published)
+        elif row.kind == "about":
+            holds = bool(abs(difference) <= spread + _ABOUT_SLACK)
+        else:
+            holds = bool(abs(difference) <= spread)
+        rows.append({**row._asdict(), "ours": value, "ours_std": spread,
+                     "ours_range": f"{means.min():.1f}-{means.max():.1f}" if len(means) else "",
+                     "r_ours": f"{int(line['x'].min())}-{int(line['x'].max())}" if len(means) else "",
+                     "difference": difference, "holds": holds})
+    compared = pd.DataFrame(rows)
+    if compared.empty:
+        return compared
+    compared["reason"] = [_reason(spec, row) if not row.holds else "" for row in compared.itertuples(index=False)]
+    return compared
+
+
+def _reason(spec: dict, row) -> str:
+    """The most specific configured reason matching the row's dataset, method and measure."""
+    best, best_score = "", -1
+    for item in spec.get("reasons") or []:
+        fields = [(key, item.get(key)) for key in ("dataset", "method", "measure")]
+        if all(value is None or str(value) == str(getattr(row, key)) for key, value in fields):
+            score = sum(value is not None for _, value in fields)
+            if score > best_score:
+                best, best_score = item["reason"], score
+    return best
+
+
+def write_comparison(compared: pd.DataFrame, out_dir, notes=None) -> None:
+    out_dir = Path(out_dir)
+    if compared.empty:
+        compared = pd.DataFrame(columns=["dataset", "method", "measure", "kind", "published", "ours", "holds",
+                                         "reason"])
+    rounded = compared.copy()
+    for column in ("published", "ours", "ours_std", "difference"):
+        if column in rounded:
+            rounded[column] = rounded[column].map(lambda v: "" if pd.isna(v) else f"{v:.2f}")
+    aggregate.write_text(out_dir / "comparison.csv", aggregate._frame_to_csv(aggregate._with_notes(compared, notes)))
+    aggregate.write_text(out_dir / "comparison.md", aggregate._frame_to_markdown(aggregate._mark_noted(rounded, notes))
+                         + aggregate.notes_text(notes, compared["dataset"]))
+
+
+def plot_curves(summary: pd.DataFrame, spec: dict, published: pd.DataFrame, stem_dir, notes=None) -> None:
+    """One figure per dataset: accuracy and % SV against r (mean, error bars one std); ``raw`` as a
+    dashed flat line with a band; the published statements as dotted segments over their r range."""
+    from matplotlib.ticker import MaxNLocator
+
+    names = dict(spec.get("published_names") or {})
+    for dataset, rows in summary.groupby("dataset", sort=False):
+        figure = aggregate.new_figure((10.5, 4.0))
+        axes = figure.subplots(1, 2)
+        x_all = rows["x"]
+        span = (x_all.min() - 0.5, x_all.max() + 0.5)
+        curves = [m for m in spec["methods"] if not rows[rows["method"] == m].empty]
+        for i, method in enumerate(curves):
+            line = rows[rows["method"] == method]
+            dodge = 0.06 * (i - (len(curves) - 1) / 2)     # error bars side by side, not on top
+            for ax, (mean, std) in zip(axes, [("mean_accuracy", "std_accuracy"), ("mean_sv", "std_sv")]):
+                if line["kind"].iloc[0] == "raw":
+                    level, band = line[mean].iloc[0], line[std].iloc[0]
+                    drawn = ax.plot(span, [level] * 2, "k--", linewidth=1, label=_label(spec, method))[0]
+                    ax.fill_between(span, level - band, level + band, color=drawn.get_color(), alpha=0.1, linewidth=0)
+                else:
+                    drawn = ax.errorbar(line["x"] + dodge, line[mean], yerr=line[std], marker="o", markersize=3,
+                                        linewidth=1, capsize=2, label=_label(spec, method))[0]
+                measure = "accuracy" if mean == "mean_accuracy" else "sv_percent"
+                points = published[(published["dataset"] == names.get(dataset, dataset))
+                                   & (published["method"] == method) & (published["measure"] == measure)]
+                for point in points.itertuples(index=False):
+                    low = span[0] if pd.isna(point.x_min) else point.x_min - 0.3
+                    high = span[1] if pd.isna(point.x_max) else point.x_max + 0.3
+                    style = {"value": "-", "about": ":", "lower_bound": "-."}[point.kind]
+                    ax.plot([low, high], [point.published] * 2, style, color=drawn.get_color(), linewidth=2.2,
+                            alpha=0.7)
+        for ax, ylabel in zip(axes, ["test accuracy (%)", "support vectors (% of the fit part)"]):
+            ax.set(xlabel=spec.get("x_label", "projected dimension r"), ylabel=ylabel, xlim=span)
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            ax.grid(alpha=0.3)
+        axes[0].set_title(f"{dataset}: accuracy")
+        axes[1].set_title(f"{dataset}: support vectors")
+        axes[1].legend(fontsize="x-small")
+        figure.tight_layout()
+        text = ("Mean ± one std over the ten 5×2 CV fold models at the C chosen by validation. Published "
+                "statements as thick segments over the r they cover: solid a value, dotted 'about', "
+                "dash-dot a lower bound; points shifted sideways a little so that error bars do not overlap. "
+                + (f"{dataset}: {notes[dataset]}" if dataset in (notes or {}) else ""))
+        aggregate.note_below(figure, text, width=150, bottom=0.27)
+        aggregate.save_figure(figure, Path(stem_dir) / f"curves_{dataset}")
+
+
+def aggregate_holdout(spec: dict, result_paths, out_dir, seed=None, notes=None) -> None:
+    """Every output of the protocol (module docstring) into ``out_dir``."""
+    out_dir = Path(out_dir)
+    long = pd.concat([read_job(path) for path in result_paths], ignore_index=True)
+    order = {name: i for i, name in enumerate(spec["methods"])}
+    long = long.sort_values(["method", "x", "C", "fold"], key=lambda c: c.map(order) if c.name == "method" else c,
+                            kind="mergesort", ignore_index=True)
+    datasets = list(spec["datasets"])
+    long = long.sort_values("dataset", key=lambda c: c.map(datasets.index), kind="mergesort", ignore_index=True)
+    summary = curve_summary(long)
+    aggregate.write_text(out_dir / "curves.csv", aggregate._frame_to_csv(
+        aggregate._with_notes(summary.drop(columns=["seconds_per_fit"]), notes)))
+    write_tables(summary.drop(columns=["seconds_per_fit"]), spec, out_dir, notes)
+    published = (read_published(spec["published"], long["experiment"].iloc[0]) if spec.get("published")
+                 else pd.DataFrame(columns=["dataset", "method", "measure", "kind", "published", "x_min", "x_max",
+                                            "statistic", "source"]))
+    write_comparison(comparison(summary, spec, published), out_dir, notes)
+    plot_curves(summary, spec, published, out_dir / "figures", notes)
+    write_metadata(out_dir / "metadata.yaml", spec, seed)

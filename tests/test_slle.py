@@ -288,3 +288,12 @@ def test_noise_variances_peak_where_the_manifold_bends():
     bends = np.median(sigma2[(np.abs(x - 0.25) < 0.05) | (np.abs(x - 0.75) < 0.05)])
     flat = np.median(sigma2[np.abs(x - 0.5) < 0.05])
     assert bends > 2 * flat
+
+
+def test_subset_selection_draws_uniformly_when_no_neighbourhood_has_noise_beyond_m():
+    # m >= d leaves nothing beyond the embedding: every sigma_i^2 is 0 and all samples are alike
+    drawn = select_subset(np.zeros(50), 20, random_state=0)
+    assert len(set(drawn)) == 20 and drawn.max() < 50
+    X = np.random.default_rng(0).standard_normal((60, 2))
+    est = SupervisedLLE(2, n_neighbors=5, reg=1e-3, n_subset=30).fit(X)
+    assert not est.noise_variances_.any() and len(est.subset_) == 30

@@ -356,12 +356,16 @@ def select_subset(noise_variances, n_subset: int, random_state=None) -> np.ndarr
     Each draw is ``i = min{i : F_i > u}`` with ``F`` the cumulative sum of the weights and
     ``u`` uniform on ``[0, F_n)`` (inverse transform of the ECDF); a sample drawn again is
     ignored, which is sampling successively without replacement with probabilities proportional
-    to ``s`` among the samples not yet drawn.  Samples with ``sigma_i^2 = 0`` are never drawn.
+    to ``s`` among the samples not yet drawn.  Samples with ``sigma_i^2 = 0`` are never drawn,
+    unless every one is 0 (the embedding's ``m`` reaches the data's dimension, so no
+    neighbourhood has noise beyond it): then all samples are equally likely.
     Returns the indices in the order drawn.
     """
     s = np.asarray(noise_variances, dtype=float)
     if s.ndim != 1 or not np.all(np.isfinite(s)) or np.any(s < 0):
         raise ValueError("noise_variances must be a 1-d array of finite values >= 0.")
+    if s.size and not s.any():
+        s = np.ones_like(s)
     available = int(np.count_nonzero(s))
     if not 1 <= n_subset <= available:
         raise ValueError(f"n_subset={n_subset} but only {available} samples have sigma_i^2 > 0 "

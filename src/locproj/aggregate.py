@@ -313,6 +313,19 @@ def _reason_for(lookup, key) -> str:
     return ""
 
 
+def most_specific_reason(reasons, row, keys) -> str:
+    """The configured reason (``[{key: value, ..., reason}]``) that matches ``row`` on the most of
+    ``keys``; a key an item leaves out matches anything. '' when none matches."""
+    best, best_score = "", -1
+    for item in reasons or []:
+        fields = [(key, item.get(key)) for key in keys]
+        if all(value is None or str(value) == str(getattr(row, key)) for key, value in fields):
+            score = sum(value is not None for _, value in fields)
+            if score > best_score:
+                best, best_score = item["reason"], score
+    return best
+
+
 def compare(ours: pd.DataFrame, published: pd.DataFrame, reasons=None, dataset_names=None) -> pd.DataFrame:
     """Published vs reproduced numbers, one row per published (dataset, m, method).
 

@@ -360,14 +360,7 @@ def comparison(summary: pd.DataFrame, spec: dict, published: pd.DataFrame) -> pd
 
 def _reason(spec: dict, row) -> str:
     """The most specific configured reason matching the row's dataset, method and measure."""
-    best, best_score = "", -1
-    for item in spec.get("reasons") or []:
-        fields = [(key, item.get(key)) for key in ("dataset", "method", "measure")]
-        if all(value is None or str(value) == str(getattr(row, key)) for key, value in fields):
-            score = sum(value is not None for _, value in fields)
-            if score > best_score:
-                best, best_score = item["reason"], score
-    return best
+    return aggregate.most_specific_reason(spec.get("reasons"), row, ("dataset", "method", "measure"))
 
 
 def write_comparison(compared: pd.DataFrame, out_dir, notes=None) -> None:

@@ -211,3 +211,17 @@ def test_a_method_that_is_not_nested_is_fitted_at_every_dimension(digits):
     assert fitted == [1, 3, 8]                                      # 70 is beyond the 64 columns: not fitted
     np.testing.assert_allclose(result["errors"][:3], nested["errors"], atol=1e-12)
     assert np.isnan(result["errors"][3]).all() and list(result["n_components"][:3]) == [1, 3, 8]
+
+
+def test_a_crossover_is_where_the_second_method_stays_at_or_below_the_first():
+    x = [1, 2, 3, 4, 5, 6]
+    first = [50, 40, 30, 25, 24, 23]
+    second = [60, 45, 29, 26, 20, 18]          # below at 3, above again at 4: the crossover is 5
+    summary = pd.DataFrame({"dataset": "d", "method": ["a"] * 6 + ["b"] * 6, "classifier": "c", "x": x * 2,
+                            "mean_error": first + second})
+    published = pd.DataFrame({"dataset": ["d", "d"], "first": ["a", "a"], "second": ["b", "b"],
+                              "classifier": ["c", "c"], "x_from": [4, 6], "x_to": [6, 9], "source": ["s", "s"]})
+    spec = {"reasons": [{"method": "crossover", "reason": "why"}]}
+    result = train_test.crossovers(summary, published, spec)
+    assert list(result["ours"]) == [5, 5] and list(result["holds"]) == [True, False]
+    assert list(result["reason"]) == ["", "why"]

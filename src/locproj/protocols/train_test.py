@@ -35,8 +35,9 @@ Outputs: ``curves.csv`` (mean, std and count over repetitions per dataset, metho
 ``x``, with the range of ``n_components_`` a float ``n_components`` found), ``<table_name>.csv/
 .md/.tex`` (the curves as a table, a column per curve), ``comparison.csv/.md`` (the published
 points beside ours) and one figure per dataset (a panel per classifier with ``panel_by:
-classifier``, otherwise one panel, published points marked). Errors are in percent; stds over
-repetitions (``ddof=1``).
+classifier``, otherwise one panel, published points marked); with ``published_crossover``,
+``crossover.csv/.md`` (where one method stops beating another, :func:`crossovers`). Errors are in
+percent; stds over repetitions (``ddof=1``).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -312,6 +314,37 @@ def plot_curves(summary: pd.DataFrame, spec: dict, published: pd.DataFrame, stem
         aggregate.save_figure(figure, Path(stem_dir) / f"curves_{dataset}")
 
 
+def crossovers(summary: pd.DataFrame, published: pd.DataFrame, spec: dict) -> pd.DataFrame:
+    """Where one method stops beating another (paper 004: "for m larger than 6 to 9, the
+    classifiers perform better on PCA-mapped data"): per published row (``dataset, first, second,
+    classifier, x_from, x_to``) our crossover, the smallest ``x`` from which ``second``'s mean error
+    is at or below ``first``'s at every larger ``x``; ``holds`` when it lies in the published range."""
+    rows = []
+    for item in published.itertuples(index=False):
+        curve = {method: summary[(summary["dataset"] == item.dataset) & (summary["method"] == method)
+                                 & (summary["classifier"] == item.classifier)].set_index("x")["mean_error"]
+                 for method in (item.first, item.second)}
+        beaten = (curve[item.second] <= curve[item.first]).sort_index()
+        losing = beaten.index[~beaten.to_numpy()]
+        later = beaten.index[beaten.index > losing.max()] if len(losing) else beaten.index
+        ours = int(later.min()) if len(later) else np.nan
+        holds = bool(item.x_from <= ours <= item.x_to)
+        row = {**item._asdict(), "ours": ours, "holds": holds}
+        keyed = SimpleNamespace(dataset=item.dataset, method="crossover", classifier=item.classifier)
+        reason = "" if holds else aggregate.most_specific_reason(spec.get("reasons"), keyed,
+                                                                 ("dataset", "method", "classifier"))
+        rows.append({**row, "reason": reason})
+    return pd.DataFrame(rows)
+
+
+def write_crossovers(compared: pd.DataFrame, out_dir, notes=None) -> None:
+    """``crossover.csv`` and ``crossover.md`` (:func:`crossovers`)."""
+    out_dir = Path(out_dir)
+    aggregate.write_text(out_dir / "crossover.csv", aggregate._frame_to_csv(aggregate._with_notes(compared, notes)))
+    aggregate.write_text(out_dir / "crossover.md", aggregate._frame_to_markdown(aggregate._mark_noted(compared, notes))
+                         + aggregate.notes_text(notes, compared["dataset"]))
+
+
 def aggregate_train_test(spec: dict, result_paths, out_dir, seed=None, notes=None) -> None:
     """Every output of the protocol (module docstring) into ``out_dir``."""
     out_dir = Path(out_dir)
@@ -323,4 +356,7 @@ def aggregate_train_test(spec: dict, result_paths, out_dir, seed=None, notes=Non
                  else pd.DataFrame(columns=["dataset", "method", "classifier", "x", "error", "source"]))
     write_comparison(comparison(summary, spec, published), out_dir, notes)
     plot_curves(summary, spec, published, out_dir / "figures", notes)
+    if spec.get("published_crossover"):
+        write_crossovers(crossovers(summary, read_published(spec["published_crossover"], long["experiment"].iloc[0]),
+                                    spec), out_dir, notes)
     write_metadata(out_dir / "metadata.yaml", spec, seed)

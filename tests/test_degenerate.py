@@ -1,4 +1,4 @@
-"""The degenerate-input contract (issue 14, item 1; docs/methods.md, "Degenerate input").
+"""The degenerate-input contract (issue 14; docs/methods.md, "Degenerate input").
 
 Every estimator is run through constant data, rank-deficient data, duplicate rows, one class, a
 class of one sample, values near the float64 limit, other dtypes and memory layouts, and fewer
@@ -6,10 +6,16 @@ samples than neighbours.  Each case must give a correct, documented result (poss
 warning that says how many components were kept and why) or a ``ValueError`` naming the cause
 and the fix.  Throughout: nothing reaches file descriptor 2 (BLAS/LAPACK print there), no bare
 ``LinAlgError`` escapes, numpy raises no ``RuntimeWarning`` and no output holds a NaN.
+
+``lpk`` and ``gpk`` (``LocalProjectionKernelSVC``, paper 002) are binary classifiers: they get
+the labels merged into two (:func:`labels`), and their ``decision_function``, ``predict``,
+staged decisions and ``history_`` are checked as well.  Where a case is inherently different
+for them (rank, number of classes, far-out new data) the test says so.
 """
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -22,9 +28,11 @@ from locproj.methods import (
     LocalLearningProjection,
     LocallyEmbeddedAnalysis,
     LocalityPreservingProjection,
+    LocalProjectionKernelSVC,
     SupervisedLLE,
 )
 from locproj.methods._base import RankDeficiencyWarning
+from locproj.methods.lpk import gating
 
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
 
@@ -39,13 +47,17 @@ FACTORIES = {
     "lfda": lambda k: LocalFisherDiscriminantAnalysis(n_neighbors=k),
     "fisherfaces": lambda k: Fisherfaces(),
     "slle": lambda k: SupervisedLLE(n_components=1, n_neighbors=k, alpha=0.5),
+    # binary classifiers without neighbours (k unused); a few iterations keep the tests fast
+    "lpk": lambda k: LocalProjectionKernelSVC(n_regions=2, max_iter=5, random_state=0),
+    "gpk": lambda k: LocalProjectionKernelSVC(n_regions=1, max_iter=5, random_state=0),
 }
 NAMES = list(FACTORIES)
 # linear projections whose components come from the solver's PCA space (rank of the centred data)
 SOLVER_LINEAR = ["lpp", "lpp_unsupervised", "llp", "lea", "lea_d_to_1", "lfda"]
 # supervised kNN graphs: every class needs more than n_neighbors samples
 SUPERVISED_KNN = ["lpp", "klpp", "llp", "lea", "lea_d_to_1"]
-SUPERVISED = SUPERVISED_KNN + ["lfda", "fisherfaces"]
+BINARY = ["lpk", "gpk"]
+SUPERVISED = SUPERVISED_KNN + ["lfda", "fisherfaces"] + BINARY
 
 
 def make(name: str, n_neighbors: int = 2, **params):
@@ -59,6 +71,12 @@ def data(n_per_class=4, n_classes=3, d=5, seed=0):
     return X, np.repeat(np.arange(n_classes), n_per_class)
 
 
+def labels(name: str, y: np.ndarray) -> np.ndarray:
+    """``y`` as ``name`` takes it: binary classifiers get class 0 against the rest (paper 002
+    merges multi-class data sets into two the same way); the others keep every class."""
+    return np.where(y == 0, 0, 1) if name in BINARY else y
+
+
 @pytest.fixture(autouse=True)
 def _clean_stderr(capfd):
     """No BLAS/LAPACK message (written to file descriptor 2) during the test."""
@@ -68,14 +86,33 @@ def _clean_stderr(capfd):
 
 
 def fit_transform(estimator, X, y):
-    """``fit`` then ``transform``: the output must be finite; a failure must be a ValueError."""
+    """``fit`` then ``transform``: the output must be finite; a failure must be a ValueError.
+
+    Classifiers: ``decision_function``, ``predict`` and every stage as well."""
     try:
         Z = estimator.fit(X, y).transform(X)
+        if hasattr(estimator, "decision_function"):
+            check_classifier_outputs(estimator, X)
     except np.linalg.LinAlgError as error:  # pragma: no cover - the contract forbids it
         pytest.fail(f"bare LinAlgError escaped: {error}")
     assert not np.isnan(Z).any()
     assert np.all(np.isfinite(Z))
     return Z
+
+
+def check_classifier_outputs(estimator, X):
+    """No NaN in the decisions, the predictions, the staged decisions or ``history_``.
+
+    ``history_``'s step columns hold NaN by definition where no step led to an iteration (the
+    first row; the gating step of one region) and nowhere else."""
+    assert np.all(np.isfinite(estimator.decision_function(X)))
+    assert np.isin(estimator.predict(X), estimator.classes_).all()
+    assert all(np.all(np.isfinite(f)) for f in estimator.staged_decision_function(X))
+    history = estimator.history_
+    for key in ("objective", "train_accuracy", "n_support", "n_svm_solves"):
+        assert np.all(np.isfinite(history[key])), key
+    assert np.all(np.isfinite(history["step_projections"][1:]))
+    assert np.all(np.isfinite(history["step_gating"][1:])) or estimator.n_regions == 1
 
 
 def no_warnings_fit(estimator, X, y):
@@ -91,7 +128,7 @@ def no_warnings_fit(estimator, X, y):
 def test_constant_data_is_refused(name):
     X, y = data()
     with pytest.raises(ValueError, match="all 12 samples of X are identical.*pass at least two distinct"):
-        fit_transform(make(name), np.full_like(X, 3.25), y)
+        fit_transform(make(name), np.full_like(X, 3.25), labels(name, y))
 
 
 # --------------------------------------------------------------------------- rank-deficient data
@@ -132,6 +169,30 @@ def test_nonlinear_methods_are_not_bounded_by_the_linear_rank(name):
     assert no_warnings_fit(make(name, n_components=3), X, y).shape == (12, 3)
 
 
+@pytest.mark.parametrize("name", BINARY)
+def test_lpk_n_components_above_the_rank_warns(name):
+    # Inherently different: W_m is free (not a basis of the data's span), so r above the rank is
+    # a valid fit; transform's r columns per region are then linearly dependent.  LPK projects x
+    # itself (no centring): the affine rank-one data have rank 2.
+    X, y = _rank_one()
+    y, p = labels(name, y), make(name).n_regions
+    with pytest.warns(RankDeficiencyWarning, match=r"n_components=3 but the training data X have "
+                      r"rank 2.*linearly dependent.*n_components <= 2"):
+        Z = fit_transform(make(name, n_components=3), X, y)
+    assert Z.shape == (12, 3 * p) and np.linalg.matrix_rank(Z[:, :3]) <= 2
+    # up to the rank: no warning
+    assert no_warnings_fit(make(name, n_components=2), X, y).shape == (12, 2 * p)
+    assert no_warnings_fit(make(name, n_components=1), X, y).shape == (12, p)
+
+
+@pytest.mark.parametrize("name", BINARY)
+def test_lpk_n_components_above_n_features_is_refused(name):
+    X, y = data()
+    with pytest.raises(ValueError, match=r"n_components must be an integer in \[1, 5\].*got 6.*only 5 "
+                       r"components are available; use n_components <= 5"):
+        fit_transform(make(name, n_components=6), X, labels(name, y))
+
+
 @pytest.mark.parametrize("B", [None, "identity"])
 def test_solver_zero_rank_prints_nothing(B):
     # the solver itself on rank-0 data (bypassing the estimators' check): no BLAS message
@@ -162,7 +223,7 @@ def test_kernel_lpp_with_a_numerically_zero_kernel_is_refused(center_kernel):
 @pytest.mark.parametrize("name", NAMES)
 def test_duplicate_rows_within_classes(name):
     X, y = data(n_per_class=2)
-    X, y = np.repeat(X, 3, axis=0), np.repeat(y, 3)  # every row three times, k = 2: all neighbours coincide
+    X, y = np.repeat(X, 3, axis=0), np.repeat(labels(name, y), 3)  # every row three times, k = 2: all neighbours coincide
     Z = no_warnings_fit(make(name), X, y)
     np.testing.assert_allclose(Z[0::3], Z[1::3], atol=1e-9 * np.abs(Z).max())
 
@@ -170,9 +231,9 @@ def test_duplicate_rows_within_classes(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_duplicate_rows_across_classes(name):
     X, y = data()
-    X[4], X[8] = X[0], X[0]  # one point in all three classes
+    X[4], X[8] = X[0], X[0]  # one point in all three classes (binary: the same x with both labels)
     X[5] = X[1]
-    no_warnings_fit(make(name), X, y)
+    no_warnings_fit(make(name), X, labels(name, y))
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -182,6 +243,10 @@ def test_identical_classes(name):
     if name == "fisherfaces":
         with pytest.raises(ValueError, match="class means coincide.*check the labels"):
             fit_transform(make(name), X, y)
+    elif name in BINARY:  # a valid SVM that cannot separate: every x is right for one label of two
+        estimator = make(name)
+        no_warnings_fit(estimator, X, y)
+        assert estimator.score(X, y) == 0.5
     else:
         no_warnings_fit(make(name), X, y)
 
@@ -197,6 +262,15 @@ def test_one_class_is_refused(name):
         fit_transform(make(name), X, np.zeros(len(X), dtype=int))
 
 
+@pytest.mark.parametrize("name", BINARY)
+def test_more_than_two_classes_is_refused(name):
+    # binary classifiers only: every other estimator takes any number of classes
+    X, y = data()
+    with pytest.raises(ValueError, match=r"Only binary classification is supported.*3 classes.*"
+                       r"merge them into two.*OneVsRestClassifier"):
+        fit_transform(make(name), X, y)
+
+
 def test_one_class_unsupervised_and_slle():
     X, _ = data()
     y = np.zeros(len(X), dtype=int)
@@ -208,7 +282,7 @@ def test_one_class_unsupervised_and_slle():
 @pytest.mark.parametrize("name", NAMES)
 def test_class_of_one_sample(name):
     X, y = data()
-    y = y.copy()
+    y = np.zeros_like(y) if name in BINARY else y.copy()  # binary: class 0 against class 7
     y[-1] = 7  # class 7 has one sample
     if name in SUPERVISED_KNN:
         with pytest.raises(ValueError, match=r"class 7 has only 1 sample.*neighbour of its own class.*supervised=False"):
@@ -216,6 +290,10 @@ def test_class_of_one_sample(name):
     elif name == "fisherfaces":  # 4 classes in 5 dimensions: PCA keeps rank - (c - 1) = 2
         with pytest.warns(RankDeficiencyWarning, match="kept 2 of c - 1 = 3 components"):
             fit_transform(make(name), X, y)
+    elif name in BINARY:  # the dual's sum_i alpha_i y_i = 0: the lone sample is a support vector
+        estimator = make(name)
+        no_warnings_fit(estimator, X, y)
+        assert estimator.n_support_[1] == 1 and 11 in estimator.support_
     else:  # LFDA's local scaling accepts it; unsupervised methods ignore y
         no_warnings_fit(make(name), X, y)
 
@@ -227,20 +305,21 @@ def test_class_of_one_sample(name):
 def test_values_near_the_float64_limit_are_refused(name):
     X, y = data()
     with pytest.raises(ValueError, match=r"entries up to .*e\+300.*overflow float64.*rescale X"):
-        fit_transform(make(name), X * 1e300, y)
+        fit_transform(make(name), X * 1e300, labels(name, y))
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_tiny_differences_are_refused(name):
     X, y = data()
     with pytest.raises(ValueError, match=r"differ by at most .*e-1[56]\d.*underflow float64.*rescale X"):
-        fit_transform(make(name), X * 1e-150, y)
+        fit_transform(make(name), X * 1e-150, labels(name, y))
 
 
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("scale", [0.5, 1e-130])
 def test_values_just_inside_the_limits_fit(name, scale):
     X, y = data()
+    y = labels(name, y)
     n, d = X.shape
     if scale == 0.5:  # half the largest accepted magnitude
         scale *= np.sqrt(np.finfo(np.float64).max) / (2.0 * n * d) / np.abs(X).max()
@@ -251,14 +330,54 @@ def test_values_just_inside_the_limits_fit(name, scale):
         fit_transform(make(name), X * scale, y)
 
 
-@pytest.mark.parametrize("name", ["lpp", "lea", "lfda", "fisherfaces"])
+@pytest.mark.parametrize("name", ["lpp", "lea", "lfda", "fisherfaces", "gpk"])
 def test_large_values_below_the_limit_scale(name):
     # scale-invariant methods: 2^300 X (exact scaling) gives the same unit-length components
     X, y = data()
+    y = labels(name, y)
     a = make(name).fit(X, y)
     b = make(name).fit(X * 2.0**300, y)
+    if name == "gpk":  # W starts scaled to the data and every step scales with it: W / 2^300,
+        # the same decisions and projections to the bit.  LPK's gating is not scale-free (its
+        # bias v_m0 and weights v_m share one step), so p > 1 only fits (test above).
+        np.testing.assert_array_equal(b.projections_ * 2.0**300, a.projections_)
+        np.testing.assert_array_equal(b.decision_function(X * 2.0**300), a.decision_function(X))
+        np.testing.assert_array_equal(b.transform(X * 2.0**300), a.transform(X))
+        return
     assert np.all(np.isfinite(b.components_))
     np.testing.assert_allclose(b.components_, a.components_, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf"])
+@pytest.mark.parametrize("name", BINARY)
+def test_lpk_new_data_near_the_float64_limit(name, kernel):
+    # Only a classifier predicts: new data far beyond the (accepted) training data.  A finite
+    # result where float64 holds it, else a ValueError naming the overflow -- never inf or NaN.
+    X, y = data()
+    estimator = make(name, kernel=kernel).fit(X, labels(name, y))
+    far = X * 1e300
+    if kernel == "poly":  # (<z, z'> + 1)^2 of order 1e600
+        with pytest.raises(ValueError, match=r"decision_function: X has entries up to .*e\+300.*"
+                           r"kernel='poly'.*overflow float64; rescale X"):
+            estimator.predict(far)
+    else:
+        f = estimator.decision_function(far)
+        assert np.all(np.isfinite(f)) and np.all(np.isfinite(estimator.transform(far)))
+        if kernel == "rbf":  # the Gaussian of a distance of order 1e300 is 0: f = b
+            np.testing.assert_array_equal(f, estimator.intercept_[0])
+    # at the float64 limit itself: every output finite, or that ValueError
+    edge = X / np.abs(X).max() * np.finfo(np.float64).max
+    for method in ("transform", "decision_function", "predict", "gating_function"):
+        try:
+            out = getattr(estimator, method)(edge)
+        except ValueError as error:
+            assert re.search(rf"{method if method != 'predict' else 'decision_function'}: X has "
+                             r"entries up to 1.8e\+308.*overflow float64; rescale X", str(error))
+        else:
+            assert np.isin(out, estimator.classes_).all() if method == "predict" else np.isfinite(out).all()
+    # the softmax gating of logits that overflow: the largest region takes all, no NaN
+    eta = gating(np.array([[1e308, -1e308], [-1e308, 1e308]]), np.array([[0.0, 10.0, 0.0], [0.0, 0.0, 10.0]]))
+    np.testing.assert_array_equal(eta, [[1.0, 0.0], [0.0, 1.0]])
 
 
 # --------------------------------------------------------------------------- dtypes and layouts
@@ -283,6 +402,7 @@ def _layouts():
 @pytest.mark.parametrize("name", NAMES)
 def test_dtype_and_layout_give_the_float64_result(name, layout):
     cases, y = _layouts()
+    y = labels(name, y)
     X_in, X_ref = cases[layout]
     assert not (layout in ("fortran", "strided") and X_in.flags.c_contiguous)
     ref = no_warnings_fit(make(name), X_ref, y)
@@ -292,6 +412,10 @@ def test_dtype_and_layout_give_the_float64_result(name, layout):
     est = make(name).fit(X_ref, y)
     np.testing.assert_allclose(est.transform(X_in), est.transform(X_ref), rtol=1e-10,
                                atol=1e-12 * np.abs(ref).max())
+    if name in BINARY:  # and so do the classifier's decisions (converted to C-ordered float64)
+        np.testing.assert_array_equal(est.decision_function(X_in), est.decision_function(X_ref))
+        np.testing.assert_array_equal(make(name).fit(X_in, y).decision_function(X_ref),
+                                      est.decision_function(X_ref))
 
 
 # --------------------------------------------------------------------------- few samples
@@ -306,7 +430,7 @@ def test_fewer_samples_than_neighbours(name):
     elif name in SUPERVISED_KNN:
         with pytest.raises(ValueError, match=r"n_neighbors=6 but class 0 has only 3 samples; use n_neighbors <= 2"):
             fit_transform(make(name, n_neighbors=6), X, y)
-    else:  # LFDA caps its local scaling at the class size; Fisherfaces has no neighbours
+    else:  # LFDA caps its local scaling at the class size; Fisherfaces and LPK have no neighbours
         no_warnings_fit(make(name, n_neighbors=6), X, y)
 
 
@@ -321,5 +445,12 @@ def test_two_samples(name):
     elif name in SUPERVISED_KNN:
         with pytest.raises(ValueError, match="class 0 has only 1 sample"):
             fit_transform(make(name, n_neighbors=1), X, y)
-    else:  # one neighbour each; SLLE: 1 component from 2 samples
+    else:  # one neighbour each; SLLE: 1 component from 2 samples; LPK: both are support vectors
         assert no_warnings_fit(make(name, n_neighbors=1), X, y).shape[0] == 2
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_one_sample_is_refused(name):
+    X, y = data()
+    with pytest.raises(ValueError, match=r"Found array with 1 sample\(s\).*a minimum of 2 is required"):
+        fit_transform(make(name), X[:1], y[:1])

@@ -12,13 +12,14 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
+from scipy.linalg import svdvals
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import validate_fit_data
+from ._base import RankDeficiencyWarning, validate_fit_data
 
 KERNELS = ("linear", "poly", "rbf")
 
@@ -38,6 +39,9 @@ _MAX_TRIALS = 20
 _SVM_ITER_PER_SAMPLE = 10_000
 # The initial gating parameters: logits of about this size, so the regions start almost equal.
 _GATING_INIT = 0.01
+# Gating logits are clipped to +-this before the softmax: subtracting the row maximum then stays
+# finite, and a logit that overflowed to +-inf (X far beyond the training data) still gates.
+_LOGIT_LIMIT = np.finfo(np.float64).max / 4
 
 
 def gating(X, V):
@@ -52,9 +56,12 @@ def gating(X, V):
     Returns
     -------
     eta : ndarray of shape (n_samples, n_regions)
-        Positive rows that sum to one (all ones when ``n_regions = 1``).
+        Positive rows that sum to one (all ones when ``n_regions = 1``).  Logits beyond
+        ``+-max(float64) / 4`` (or that overflowed) are clipped there, so a row stays a softmax.
     """
-    logits = X @ V[:, 1:].T + V[:, 0]
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow: +-inf, clipped below
+        logits = X @ V[:, 1:].T + V[:, 0]
+    np.clip(logits, -_LOGIT_LIMIT, _LOGIT_LIMIT, out=logits)
     logits -= logits.max(axis=1, keepdims=True)
     eta = np.exp(logits)
     eta /= eta.sum(axis=1, keepdims=True)
@@ -306,7 +313,9 @@ class LocalProjectionKernelSVC(ClassifierMixin, TransformerMixin, BaseEstimator)
         The number ``p`` of regions (local projections); 1 is GPK.
     n_components : int, default=1
         The dimension ``r`` of each local projection (``r <= n_features``); ``transform``
-        returns ``n_regions * n_components`` columns.
+        returns ``n_regions * n_components`` columns.  Above the rank of ``X`` the fit is valid
+        but warns (:class:`~locproj.methods._base.RankDeficiencyWarning`): those columns are
+        then linearly dependent.
     C : float, default=1.0
         SVM regularisation (eq. 8: ``0 <= alpha_i <= C``).
     kernel : {'linear', 'poly', 'rbf'}, default='linear'
@@ -384,7 +393,11 @@ class LocalProjectionKernelSVC(ClassifierMixin, TransformerMixin, BaseEstimator)
             if (not isinstance(value, Integral) or isinstance(value, bool) or value < low
                     or (high is not None and value > high)):
                 bound = f">= {low}" if high is None else f"in [{low}, {high}] (n_features)"
-                raise ValueError(f"{name} must be an integer {bound}, got {value!r}.")
+                fix = ""
+                if high is not None and isinstance(value, Integral) and value > high:
+                    fix = (f": each W_m maps the {high} features to {name} dimensions, so only "
+                           f"{high} components are available; use {name} <= {high}")
+                raise ValueError(f"{name} must be an integer {bound}, got {value!r}{fix}.")
 
         def positive(name, allow_zero=False):
             value = getattr(self, name)
@@ -405,6 +418,37 @@ class LocalProjectionKernelSVC(ClassifierMixin, TransformerMixin, BaseEstimator)
 
     def _kernel_params(self):
         return {"kernel": self.kernel, "degree": self.degree, "s": self.s}
+
+    def _warn_rank(self, X):
+        """:class:`RankDeficiencyWarning` when ``n_components`` exceeds the rank of ``X``.
+
+        ``W_m^T x`` then spans at most ``rank(X)`` dimensions: the fit is valid (``W`` is not
+        constrained), but ``transform``'s columns of a region are linearly dependent.
+        """
+        r = self.n_components
+        if r == 1:  # X is not constant (check_fit_values): rank >= 1
+            return
+        sv = svdvals(X, check_finite=False)
+        rank = int(np.count_nonzero(sv > sv[0] * max(X.shape) * np.finfo(np.float64).eps))
+        if r > rank:
+            warnings.warn(
+                f"{type(self).__name__}: n_components={r} but the training data X have rank "
+                f"{rank}, so each projection W_m^T x spans at most {rank} dimensions: the fit is "
+                f"valid, but transform's {r} columns per region are linearly dependent.  Set "
+                f"n_components <= {rank} to silence this warning.", RankDeficiencyWarning,
+                stacklevel=3)
+
+    def _finite(self, method, X, compute):
+        """``compute()`` for new data ``X``; a ``ValueError`` when float64 overflows on the way."""
+        with np.errstate(over="ignore", invalid="ignore"):  # reported below, by name
+            values = compute()
+        if not np.all(np.isfinite(values)):
+            raise ValueError(
+                f"{type(self).__name__}.{method}: X has entries up to "
+                f"{float(np.abs(X).max()):.3g} in absolute value, so the projections W_m^T x or "
+                f"the kernel values (kernel={self.kernel!r}) overflow float64; rescale X the way "
+                "the training data were scaled (e.g. with the scaler fitted on them).")
+        return values
 
     def _initial_parameters(self, X):
         """Random ``W`` and ``V`` scaled to the data (see the readings in the class docstring)."""
@@ -433,6 +477,7 @@ class LocalProjectionKernelSVC(ClassifierMixin, TransformerMixin, BaseEstimator)
             )
         n, d = X.shape
         self._check_params(d)
+        self._warn_rank(X)
         p, kp = self.n_regions, self._kernel_params()
         y_pm = np.where(y_index == 1, 1.0, -1.0)
         W, V = self._initial_parameters(X)
@@ -515,8 +560,8 @@ class LocalProjectionKernelSVC(ClassifierMixin, TransformerMixin, BaseEstimator)
         ``eta_1 = 0.5`` of Figs. 1-2.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return gating(X, self._gating_params())
+        X = validate_data(self, X, reset=False, dtype=np.float64, order="C")
+        return self._finite("gating_function", X, lambda: gating(X, self._gating_params()))
 
     def decision_function(self, X):
         """``f(x) = sum_i alpha_i y_i K_eta(x_i, x) + b`` over the support vectors (002 §4).
@@ -524,10 +569,14 @@ class LocalProjectionKernelSVC(ClassifierMixin, TransformerMixin, BaseEstimator)
         Positive values predict ``classes_[1]``.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        K = local_projection_kernel(X, self.projections_, self._gating_params(),
-                                    Xb=self.support_vectors_, **self._kernel_params())
-        return K @ self.dual_coef_[0] + self.intercept_[0]
+        X = validate_data(self, X, reset=False, dtype=np.float64, order="C")
+
+        def compute():
+            K = local_projection_kernel(X, self.projections_, self._gating_params(),
+                                        Xb=self.support_vectors_, **self._kernel_params())
+            return K @ self.dual_coef_[0] + self.intercept_[0]
+
+        return self._finite("decision_function", X, compute)
 
     def predict(self, X):
         """The class of each row of ``X``: ``classes_[1]`` where ``decision_function > 0``."""
@@ -541,11 +590,15 @@ class LocalProjectionKernelSVC(ClassifierMixin, TransformerMixin, BaseEstimator)
         equals :meth:`decision_function`.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_data(self, X, reset=False, dtype=np.float64, order="C")
         for stage in self._stages:
-            K = local_projection_kernel(X, stage.W, stage.V, Xb=self._stage_vectors[stage.support],
-                                        **self._kernel_params())
-            yield K @ stage.dual_coef + stage.intercept
+            def compute(stage=stage):
+                K = local_projection_kernel(X, stage.W, stage.V,
+                                            Xb=self._stage_vectors[stage.support],
+                                            **self._kernel_params())
+                return K @ stage.dual_coef + stage.intercept
+
+            yield self._finite("staged_decision_function", X, compute)
 
     def staged_predict(self, X):
         """:meth:`predict` of the model after each iteration."""
@@ -560,8 +613,9 @@ class LocalProjectionKernelSVC(ClassifierMixin, TransformerMixin, BaseEstimator)
         product of ``eta_m(x) Phi(W_m^T x)``, of which these are the arguments.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return gated_projections(X, self.projections_, self._gating_params())
+        X = validate_data(self, X, reset=False, dtype=np.float64, order="C")
+        return self._finite("transform", X,
+                            lambda: gated_projections(X, self.projections_, self._gating_params()))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -188,3 +188,54 @@ def test_a_sampled_view_has_its_own_splits():
     config = {"datasets": {"d": {}}, "views": {"all": {"dataset": "d"}, "some": {"dataset": "d", "sample": 5}}}
     assert split_source(config, "all") == "d" and split_source(config, "some") == "some"
     assert split_path(config, "some", "holdout") == "results/splits/some_holdout.h5"
+
+
+def test_a_holdout_by_group_keeps_two_per_subject_for_test_and_one_per_subject_in_each_fold():
+    from locproj.data.splits import grouped_holdout_split, make_splits
+
+    X = np.arange(400.0)[:, None]
+    subjects = np.repeat(np.arange(40), 10)
+    gender = (np.isin(subjects, [7, 9, 31, 34])).astype(int)          # 36 against 4, as Olivetti's view
+    view = derive_view(Dataset(X, subjects, [f"s{i + 1}" for i in range(40)], None, {}),
+                       {"relabel": {"male": {"all_except": ["s8", "s10", "s32", "s35"]},
+                                    "female": ["s8", "s10", "s32", "s35"]}}, "gender")
+    assert np.array_equal(view.y, gender) and np.array_equal(view.groups, subjects)
+    train, test, folds, attrs = make_splits(view.y, "holdout", None, 1, 5, "gender", groups=view.groups,
+                                            by_group={"test_per_group": 2, "n_folds": 8})
+    assert attrs["mode"] == "holdout_by_group" and len(folds) == 8
+    assert np.bincount(subjects[test[0]]).tolist() == [2] * 40
+    assert np.array_equal(np.sort(np.concatenate([test[0], train[0]])), np.arange(400))
+    for fit, validation in folds:
+        assert np.bincount(subjects[validation]).tolist() == [1] * 40
+        assert np.array_equal(np.sort(np.concatenate([fit, validation])), train[0])
+    assert len(np.unique(np.concatenate([v for _, v in folds]))) == 320          # each image validates once
+    again = grouped_holdout_split(subjects, attrs["seed"], 2, 8)
+    assert np.array_equal(again[1], test[0])
+    with pytest.raises(Exception, match="group 0 has 10 samples.*lower test_per_group or n_folds"):
+        grouped_holdout_split(subjects, 1, 3, 8)
+    with pytest.raises(Exception, match="relabel"):
+        grouped_holdout_split(None, 1, 2, 8)
+
+
+def test_pca_first_fits_a_pca_on_each_fold_before_the_projection():
+    X, y = _toy(d=12)
+    _, test, folds = holdout_split(y, seed=3)
+    job = {"kind": "projection", "values": [2], "C_values": [1.0], "pca_first": 6}
+    out = holdout.run_holdout(job, make_factory("pca", {}), X, y, folds, test, [0] * 10)
+    # PCA to 6 then PCA to 2 spans the first two principal directions: the same as PCA to 2 directly
+    direct = holdout.run_holdout({**job, "pca_first": None}, make_factory("pca", {}), X, y, folds, test, [0] * 10)
+    assert np.allclose(out["test_accuracy"], direct["test_accuracy"])
+    fit, validation = folds[0]
+    Z = PCA(6).fit(X[fit]).transform(X)
+    svm = SVC(kernel="linear", C=1.0).fit(PCA(2).fit(Z[fit]).transform(Z[fit]), y[fit])
+    assert out["test_accuracy"][0, 0, 0] == pytest.approx(svm.score(PCA(2).fit(Z[fit]).transform(Z[test]), y[test]))
+    with pytest.raises(ValueError, match="pca_first must be an int >= its largest r"):
+        holdout.check_spec({"datasets": {"d": ["holdout"]}, "values": [1, 5], "methods": {"lfda": {"pca_first": 3}}})
+
+
+def test_an_upper_bound_holds_when_our_statistic_is_not_above_it():
+    published = pd.DataFrame([
+        {"dataset": "d", "method": "a", "measure": "accuracy", "kind": "upper_bound", "published": value,
+         "x_min": pd.NA, "x_max": pd.NA, "statistic": "max", "source": ""} for value in (96.0, 89.0)])
+    compared = holdout.comparison(_summary(), {"reasons": [{"reason": "r"}]}, published)
+    assert compared["holds"].tolist() == [True, False]

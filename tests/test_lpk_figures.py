@@ -115,6 +115,27 @@ def test_decision_and_projection_overlays_are_the_fitted_model(toy_file, toy_pan
     assert np.allclose(result["train_input"], data.X) and np.allclose(result["train_embedding"], lpk.transform(data.X))
 
 
+def test_marked_misclassified_points_are_those_the_fitted_classifier_gets_wrong(toy_file, tmp_path):
+    # a linear GPK cannot separate the XOR toy: it misclassifies about half of it
+    panel = {"kind": "embedding", "dataset": "four_clusters", "method": "gpk",
+             "params": {"n_components": 2, "C": 1.0, "kernel": "linear"}, "colour": "label",
+             "mark_misclassified": True}
+    run_panel(panel, toy_file, tmp_path / "p.h5", seed=SEED)
+    result = read_panel(tmp_path / "p.h5")
+    data = read_dataset_file(toy_file)
+    gpk = make_estimator("gpk", random_state=derived_seed(SEED, "embedding", "four_clusters") % 2**32,
+                         **panel["params"]).fit(data.X, data.y)
+    wrong = np.flatnonzero(gpk.predict(data.X) != data.y)
+    assert len(wrong) > 0.2 * len(data.y)
+    assert np.array_equal(result["misclassified_index"], wrong)
+    spec = {"protocol": "embedding", "panels": {"gpk": panel}, "figures": {"gpk": {"panels": ["gpk"]}}}
+    check_spec(spec)
+    aggregate_embedding(spec, {"gpk": tmp_path / "p.h5"}, tmp_path, seed=SEED)
+    assert pd.read_csv(tmp_path / "checks.csv")["train_misclassified"].tolist() == [len(wrong)]
+    with pytest.raises(ValueError, match="mark_misclassified must be true or false"):
+        check_spec({**spec, "panels": {"gpk": {**panel, "mark_misclassified": "yes"}}})
+
+
 def test_attribute_basis_stacks_the_columns_of_w_and_the_gating_weights(toy_file):
     _, lpk = fitted_toy_lpk(toy_file, n_components=2)
     rows = attribute_basis(lpk, ["projections_", "gating_coef_"])

@@ -65,15 +65,18 @@ def split_source(config: dict, name: str) -> str:
     return split_source(config, view["dataset"])
 
 
-def split_path(config: dict, name: str, partition: str, n: int | None = None) -> str:
+def split_path(config: dict, name: str, partition: str, n: int | None = None, by_group: dict | None = None) -> str:
     """The split file that ``name`` (a dataset or view) uses for ``partition`` and ``n`` splits.
 
     ``{source}_m5.h5`` holds the config's ``n_splits`` splits (Table 2's files); an experiment
     needing more, or a fraction partition, has ``{source}_{partition}_n{n}.h5``. Both draw their
     splits in the same seeded sequence, so the first ``n_splits`` of a longer file equal the
-    shorter file's. ``holdout`` is the LPK protocol's file.
+    shorter file's. ``holdout`` is the LPK protocol's file; ``{source}_holdout_t2f8.h5`` its variant
+    ``by_group`` (2 test samples per group, 8 folds: :func:`locproj.data.splits.grouped_holdout_split`).
     """
     source = split_source(config, name)
+    if partition == "holdout" and by_group:
+        return f"results/splits/{source}_holdout_t{by_group['test_per_group']}f{by_group['n_folds']}.h5"
     if partition == "holdout":
         return f"results/splits/{source}_holdout.h5"
     if partition.startswith("m") and (n is None or n <= config.get("n_splits", 20)):

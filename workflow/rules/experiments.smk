@@ -55,7 +55,12 @@ for _experiment, _spec in EXPERIMENTS.items():
                     f"fit_{_experiment}_{_method}_{holdout.block_name(_block)}"
                 input:
                     data=lambda wc: data_file(wc.dataset),
-                    splits=lambda wc: split_path(config, wc.dataset, "holdout"),
+                    splits=lambda wc, e=_experiment: split_path(
+                        config,
+                        wc.dataset,
+                        "holdout",
+                        by_group=EXPERIMENTS[e].get("by_group"),
+                    ),
                 output:
                     holdout.result_path(_experiment, "{dataset}", _method, _block),
                 log:

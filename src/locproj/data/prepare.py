@@ -3,6 +3,8 @@
 ``data/processed/{dataset}.h5`` holds
   ``X``  (n, d) float64 — images flattened row-major, so ``X[i].reshape(h, w)`` is upright;
   ``y``  (n,) int64 in 0..c−1 (absent for unlabelled data);
+  ``groups`` (n,) int64, in a view that merges classes (``relabel``): each sample's label before the
+  merge (the subject of a face in a men-against-women view), for splits that keep groups apart;
 and attributes ``dataset``, ``image_shape`` ((h, w) or an empty array), ``pixel_order``
 ('row-major'), ``class_names``, ``source_files``, ``source_sha256``, plus reader extras such as a
 dataset's official partition.
@@ -32,6 +34,7 @@ class Dataset:
     class_names: list[str]
     image_shape: tuple[int, int] | None
     attrs: dict
+    groups: np.ndarray | None = None    # labels before a view's relabel (module docstring)
 
     @property
     def n_classes(self) -> int:
@@ -89,6 +92,8 @@ def write_dataset(path: Path, data: Dataset) -> None:
         h5.create_dataset("X", data=data.X.astype(np.float64))
         if data.y is not None:
             h5.create_dataset("y", data=data.y.astype(np.int64))
+        if data.groups is not None:
+            h5.create_dataset("groups", data=data.groups.astype(np.int64))
         h5.attrs["image_shape"] = np.array(data.image_shape or (), dtype=np.int64)
         h5.attrs["pixel_order"] = "row-major"
         h5.attrs["class_names"] = np.array(data.class_names, dtype=h5py.string_dtype())
@@ -108,12 +113,13 @@ def read_dataset_file(path: str | Path) -> Dataset:
         with h5py.File(path, "r") as h5:
             X = h5["X"][()]
             y = h5["y"][()] if "y" in h5 else None
+            groups = h5["groups"][()] if "groups" in h5 else None
             attrs = {k: _plain(v) for k, v in h5.attrs.items()}
     except (OSError, KeyError) as error:
         raise DataError(unreadable_message(path, error, what="dataset file ")) from error
     shape = tuple(int(v) for v in attrs.pop("image_shape", ())) or None
     names = list(attrs.pop("class_names", []))
-    return Dataset(X, y, names, shape, attrs)
+    return Dataset(X, y, names, shape, attrs, groups)
 
 
 def _plain(value):
@@ -143,13 +149,14 @@ def derive_view(data: Dataset, view: dict, name: str = "view", seed: int | None 
     derived from ``seed`` (default: the view's ``seed``, which the workflow sets to the master seed)
     and the view's name."""
     seed = view.get("seed") if seed is None else seed
-    X, y, names, shape = data.X, data.y, data.class_names, data.image_shape
+    X, y, names, shape, groups = data.X, data.y, data.class_names, data.image_shape, data.groups
     attrs = dict(data.attrs, view=name, source_dataset=data.attrs.get("dataset", ""))
     # source_indices: the rows of the view's dataset kept, when not all of them (an HDF5 attribute
     # is limited to 64 kB: USPS's 9298 indices would not fit, and are the identity anyway)
     rows = np.arange(len(X))
     if view.get("relabel"):
-        keep, y, names = relabel(y, names, view["relabel"], name)
+        keep, merged, names = relabel(y, names, view["relabel"], name)
+        y, groups = merged, (y if groups is None else groups)[keep]
         X, rows = X[keep], rows[keep]
         if not keep.all():
             attrs["source_indices"] = rows
@@ -160,6 +167,7 @@ def derive_view(data: Dataset, view: dict, name: str = "view", seed: int | None 
 
         chosen = stratified_sample(y, int(view["sample"]), derived_seed(seed, name, "sample"), name)
         X, y = X[chosen], (None if y is None else y[chosen])
+        groups = None if groups is None else groups[chosen]
         rows = rows[chosen]
         attrs["source_indices"] = rows
         attrs["sample_seed"] = derived_seed(seed, name, "sample")
@@ -175,7 +183,7 @@ def derive_view(data: Dataset, view: dict, name: str = "view", seed: int | None 
         attrs["source_note"] = f"pixels round-tripped through JPEG at quality {view['jpeg_quality']} (Pillow)"
     X = scale(X, view.get("scale", "raw"))
     attrs["scale"] = view.get("scale", "raw")
-    return Dataset(X, y, names, shape, attrs)
+    return Dataset(X, y, names, shape, attrs, groups)
 
 
 def stratified_sample(y, n: int, seed: int, view: str = "view") -> np.ndarray:

@@ -88,6 +88,32 @@ def holdout_split(y: np.ndarray, seed: int, test_fraction: float = 1 / 3, n_repe
     return train, test, folds
 
 
+def grouped_holdout_split(groups: np.ndarray, seed: int, test_per_group: int, n_folds: int):
+    """Paper 002's Olivetti protocol (§6.3): ``test_per_group`` random samples of every group (subject)
+    as test; the rest of each group dealt, in random order, one per validation fold in turn, so that
+    with ``n_folds`` samples left per group every validation fold holds one sample of every group.
+
+    Returns (train, test, folds) as :func:`holdout_split` does (one repetition of ``n_folds`` folds).
+    """
+    if groups is None:
+        raise DataError("a holdout by group needs the samples' groups: use a view with `relabel` (its "
+                        "groups are the labels before the merge)")
+    rng = _generator(seed)
+    test_parts, train_parts, fold_of = [], [], {}
+    for g in np.unique(groups):
+        idx = rng.permutation(np.flatnonzero(groups == g))
+        if len(idx) < test_per_group + n_folds:
+            raise DataError(f"group {g} has {len(idx)} samples: {test_per_group} for test and one for each of "
+                            f"{n_folds} folds need {test_per_group + n_folds}; lower test_per_group or n_folds")
+        test_parts.append(idx[:test_per_group])
+        train_parts.append(idx[test_per_group:])
+        fold_of.update({int(i): k % n_folds for k, i in enumerate(idx[test_per_group:])})
+    train, test = np.sort(np.concatenate(train_parts)), np.sort(np.concatenate(test_parts))
+    assignment = np.array([fold_of[int(i)] for i in train])
+    folds = [(train[assignment != k], train[assignment == k]) for k in range(n_folds)]
+    return train, test, folds
+
+
 def write_splits(path: Path, train, test, attrs: dict, folds=None) -> None:
     with writing_h5(path) as h5:
         h5.create_dataset("train", data=train)
@@ -107,13 +133,24 @@ def read_splits(path: str | Path) -> dict:
     return out
 
 
-def make_splits(y, mode: str, m, n_splits: int, master_seed: int, name: str, class_names=None):
+def make_splits(y, mode: str, m, n_splits: int, master_seed: int, name: str, class_names=None,
+                groups=None, by_group: dict | None = None):
     """Build the splits of one (dataset, m) or holdout request; returns (train, test, folds, attrs).
 
     ``m`` is a count per class (seeded by the count, as Table 2's splits) or a fraction of each
-    class (seeded by ``'f<fraction>'``); see :func:`per_class_splits`."""
+    class (seeded by ``'f<fraction>'``); see :func:`per_class_splits`. A holdout with ``by_group``
+    (``test_per_group``, ``n_folds``) is :func:`grouped_holdout_split` over ``groups``."""
     if y is None:
         raise DataError(f"dataset {name!r} has no labels: it cannot be split per class")
+    if mode == "holdout" and by_group:
+        t, k = int(by_group["test_per_group"]), int(by_group["n_folds"])
+        seed = derived_seed(master_seed, name, "holdout", f"t{t}f{k}")
+        try:
+            train, test, folds = grouped_holdout_split(groups, seed, t, k)
+        except DataError as error:
+            raise DataError(f"dataset {name!r}: {error}") from error
+        attrs = {"mode": "holdout_by_group", "test_per_group": t, "n_folds": k, "seed": seed, "dataset": name}
+        return train[None], test[None], folds, attrs
     if mode == "holdout":
         seed = derived_seed(master_seed, name, "holdout")
         train, test, folds = holdout_split(y, seed)

@@ -88,6 +88,9 @@ An experiment with ``protocol: embedding`` has two keys:
         with the iteration where the rule ``J_t >= (1 - tau) J_{t-1}`` would stop marked for each
         tau of ``stops`` (:func:`tau_stop`; 002 Figs. 12-13).  Its checks row lists the last
         values, where each curve settles (:func:`settled_iteration`) and the stops.
+    ``mark_misclassified`` (2-D embedding panels of a classifier method, e.g. lpk; default false)
+        Training points the fitted classifier itself gets wrong ringed by a large open star, their
+        count in the legend and in the checks row (``train_misclassified``): 002 Fig. 7(b)'s star.
     ``title``, ``note`` (optional)
         The panel's title, and text printed under it (e.g. how the data differ from the paper's).
 
@@ -95,9 +98,9 @@ An experiment with ``protocol: embedding`` has two keys:
     One multi-panel figure each; ``columns`` (default 3) embedding panels share a row, basis and
     samples panels take a row each.
 
-The checks table (``checks.csv``) has a row for every panel with order checks, a classifier or
-reported attributes; its columns beyond :data:`CHECK_COLUMNS` (``classifier, train_error,
-test_error`` and the reported names) appear only when a panel has them.
+The checks table (``checks.csv``) has a row for every panel with order checks, a classifier, marked
+misclassified points or reported attributes; its columns beyond :data:`CHECK_COLUMNS` (``classifier, train_error,
+test_error``, ``train_misclassified`` and the reported names) appear only when a panel has them.
 
 Order checks (paper 001 §5.2: LEA keeps "the point sequence" and "the 10 new data are projected
 precisely onto the manifold curve"), on the drawn coordinates of cyclic embedding panels:
@@ -295,6 +298,10 @@ def _check_drawing(panel: dict, fail) -> None:
     report = panel.get("report", [])
     if not (isinstance(report, list) and all(isinstance(r, str) and r.endswith("_") for r in report)):
         fail(f"report must be a list of fitted attribute names (ending in '_'), got {report!r}")
+    if panel.get("mark_misclassified") not in (None, False, True):
+        fail(f"mark_misclassified must be true or false, got {panel['mark_misclassified']!r}")
+    if panel.get("mark_misclassified") and panel["kind"] != "embedding":
+        fail("mark_misclassified marks points of an embedding panel")
     images = panel.get("images")
     if images is not None and not (_is_index(images) and images >= 1 and panel.get("dims", 2) == 2
                                    and panel["kind"] == "embedding"):
@@ -609,6 +616,10 @@ def _fit_arrays(panel: dict, data, kept: np.ndarray, seed=None) -> tuple[dict, d
         class_arrays, errors = nearest_mean_errors(panel, arrays)
         arrays.update(class_arrays)
         checks.update(errors)
+    if panel.get("mark_misclassified"):
+        wrong = _final_step(estimator).predict(data.X[train]) != y_train
+        arrays["misclassified_index"] = train[wrong]
+        checks["train_misclassified"] = int(wrong.sum())
     if panel.get("report"):
         checks["reported"] = json.dumps({name: _scalar(_final_step(estimator), name) for name in panel["report"]})
     if panel.get("images"):
@@ -965,14 +976,16 @@ def checks_table(spec: dict, panels: dict) -> pd.DataFrame:
 
     Columns ``panel, dataset, method, params`` (JSON), ``dims, turn_neighbour_fraction,
     novel_placement_fraction`` (NaN without them), ``n_train, n_novel``; then, when some panel
-    has them, ``classifier, train_error, test_error`` and one column per reported attribute.
+    has them, ``classifier, train_error, test_error``, ``train_misclassified`` and one column per
+    reported attribute.
     """
     import pandas as pd
 
     rows = []
     for name, panel in (spec.get("panels") or {}).items():
         result = panels.get(name)
-        if result is None or not any(key in result for key in ("turn_neighbour_fraction", "classifier", "reported")):
+        if result is None or not any(key in result for key in ("turn_neighbour_fraction", "classifier", "reported",
+                                                                "train_misclassified")):
             continue
         rows.append({
             "panel": name, "dataset": panel["dataset"], "method": panel.get("method", ""),
@@ -981,6 +994,7 @@ def checks_table(spec: dict, panels: dict) -> pd.DataFrame:
             "novel_placement_fraction": float(result.get("novel_placement_fraction", np.nan)),
             "n_train": len(result["train_index"]), "n_novel": len(result["novel_index"]),
             **{key: result[key] for key in _CLASSIFIER_COLUMNS if key in result},
+            **({"train_misclassified": int(result["train_misclassified"])} if "train_misclassified" in result else {}),
             **json.loads(result.get("reported", "{}")),
         })
     extra = [key for row in rows for key in row if key not in CHECK_COLUMNS]
@@ -1164,6 +1178,8 @@ def _draw_embedding(figure, spec: dict, result: dict, left: float, top: float) -
     extra = {"depthshade": False} if dims == 3 else {}
     ax.scatter(*Z[visible["train"]].T, s=10, zorder=2, **_masked(style["train"], visible["train"]), **extra)
     handles = style["handles"] + overlay_handles
+    if "misclassified_index" in result:
+        handles = handles + [_draw_misclassified(ax, result, Z)]
     if visible["novel"].any():
         marker = _novel_marker(spec, int(visible["novel"].sum()))
         handles = handles + [ax.scatter(*Zn[visible["novel"]].T, zorder=3, **marker,
@@ -1265,6 +1281,13 @@ def _masked(style: dict, mask: np.ndarray) -> dict:
     if mask.all():
         return style
     return {key: (np.asarray(value)[mask] if key == "c" else value) for key, value in style.items()}
+
+
+def _draw_misclassified(ax, result: dict, Z: np.ndarray):
+    """Open stars around the training points the panel's classifier misclassifies."""
+    wrong = np.isin(result["train_index"], result["misclassified_index"])
+    return ax.scatter(*Z[wrong, :2].T, s=220, marker="*", facecolors="none", edgecolors="k", linewidths=1.0,
+                      zorder=4, label=f"misclassified ({int(wrong.sum())})")
 
 
 def _novel_marker(spec: dict, n: int) -> dict:

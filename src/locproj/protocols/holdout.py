@@ -20,6 +20,12 @@ A method entry (``methods``: name -> ``{method, fixed, values}``) is one of
   derived from the master seed, the data and the fold (the same for every r, C and entry);
 * ``raw``: the linear SVC on the unreduced data, computed once and repeated at every r (a flat line).
 
+**By group** (``by_group: {test_per_group, n_folds}``, paper 002's Olivetti protocol): the split is
+:func:`locproj.data.splits.grouped_holdout_split` over the view's groups (subjects): that many
+samples of each group as test, and ``n_folds`` folds with one sample of each group per validation
+fold; the statistics are then over those folds. An entry's ``pca_first: n`` fits a PCA to ``n``
+dimensions on each fold's fit part before the method (§6.3's LFDA on Olivetti).
+
 An entry's ``values`` (default: the experiment's) lets cheap projections run at more r than the
 costly LPK fits. r beyond what a method can return (:func:`locproj.registry.max_components`) is left
 NaN. A job is one (dataset, method entry, block of ``values_per_job`` consecutive r values), one
@@ -34,11 +40,13 @@ drawn). Accuracies and SV shares are in percent.
 
 Published statements (``config/published/lpk_002.csv``) are rows ``experiment, dataset, method,
 measure`` (``accuracy`` or ``sv_percent``), ``kind`` (``value``: the paper's number; ``about``: "around
-x per cent"; ``lower_bound``: "more than x per cent"), ``published``, ``x_min, x_max`` (the r the
+x per cent"; ``lower_bound``: "more than x per cent"; ``upper_bound``: "not more than x per cent"),
+``published``, ``x_min, x_max`` (the r the
 statement covers, empty: every r we ran), ``statistic`` (which of our per-r means it is compared
 with: ``at`` a single r, or the ``mean``, ``min`` or ``max`` over the range) and ``source``. A
 ``value`` holds when it is within our std over the folds, an ``about`` within our std plus 0.5 points
-(the paper rounds to whole per cent), a ``lower_bound`` when our statistic is above it.
+(the paper rounds to whole per cent), a ``lower_bound`` when our statistic is above it, an
+``upper_bound`` when it is not.
 """
 
 from __future__ import annotations
@@ -57,7 +65,7 @@ C_VALUES = (0.01, 0.1, 1.0, 10.0, 100.0)
 KINDS = ("projection", "classifier", "raw")
 MEASURES = ("accuracy", "sv_percent")
 STATISTICS = ("at", "mean", "min", "max")
-PUBLISHED_KINDS = ("value", "about", "lower_bound")
+PUBLISHED_KINDS = ("value", "about", "lower_bound", "upper_bound")
 _ABOUT_SLACK = 0.5
 
 
@@ -124,6 +132,10 @@ def check_spec(spec: dict) -> None:
     for name, entry in spec["methods"].items():
         if "n_components" in (entry or {}).get("fixed", {}) or "C" in (entry or {}).get("fixed", {}):
             raise ValueError(f"method {name!r}: n_components and C are swept by the protocol, not fixed")
+        pca_first = (entry or {}).get("pca_first")
+        if pca_first is not None and (not isinstance(pca_first, int) or pca_first < max(entry_values(spec, name))):
+            raise ValueError(f"method {name!r}: pca_first must be an int >= its largest r "
+                             f"({max(entry_values(spec, name))}), got {pca_first!r}")
 
 
 def job_config(config: dict, experiment: str, dataset: str, method: str, block) -> dict:
@@ -139,6 +151,9 @@ def job_config(config: dict, experiment: str, dataset: str, method: str, block) 
         "protocol": "holdout_curve", "registry_method": method_name(method, entry),
         "fixed": entry.get("fixed") or {}, "values": [int(v) for v in block],
         "C_values": [float(c) for c in (spec.get("C_values") or C_VALUES)],
+        # only when set, so that the jobs (and provenance) of the plain protocol stay as they were
+        **({"by_group": dict(spec["by_group"])} if spec.get("by_group") else {}),
+        **({"pca_first": int(entry["pca_first"])} if entry.get("pca_first") else {}),
     }
 
 
@@ -164,6 +179,14 @@ def _linear_svm(Z_fit, y_fit, Z_val, y_val, Z_test, y_test, C):
     return svm.score(Z_val, y_val), svm.score(Z_test, y_test), 100.0 * svm.n_support_.sum() / len(y_fit), 0
 
 
+def _pca_first(n_components: int, X_fit, *others):
+    """PCA fitted on the fold's fit part (the registry's, deterministic signs) applied to every part."""
+    from ..registry import make_estimator
+
+    pca = make_estimator("pca", n_components=n_components).fit(X_fit)
+    return (pca.transform(X_fit), *(pca.transform(A) for A in others))
+
+
 def run_holdout(job: dict, make_estimator, X, y, folds, test, fold_seeds, limit: int | None = None) -> dict:
     """Every (r, C, fold) of one job (module docstring).
 
@@ -180,6 +203,10 @@ def run_holdout(job: dict, make_estimator, X, y, folds, test, fold_seeds, limit:
     X_test, y_test = X[test], y[test]
     for k, (fit, validation) in enumerate(folds):
         X_fit, y_fit, X_val, y_val = X[fit], y[fit], X[validation], y[validation]
+        if job.get("pca_first"):     # §6.3: LFDA on Olivetti after PCA to 100 dimensions
+            X_fit, X_val, X_fold_test = _pca_first(int(job["pca_first"]), X_fit, X_val, X_test)
+        else:
+            X_fold_test = X_test
         for t, r in enumerate(values):
             if kind == "raw" and t > 0:   # the unreduced SVM does not depend on r: a flat line
                 for name in out:
@@ -190,16 +217,16 @@ def run_holdout(job: dict, make_estimator, X, y, folds, test, fold_seeds, limit:
             start = time.perf_counter()
             if kind == "projection":
                 projection = make_estimator({"n_components": int(r)}).fit(X_fit, y_fit)
-                Z_fit, Z_val, Z_test = (projection.transform(A) for A in (X_fit, X_val, X_test))
+                Z_fit, Z_val, Z_test = (projection.transform(A) for A in (X_fit, X_val, X_fold_test))
             elif kind == "raw":
-                Z_fit, Z_val, Z_test = X_fit, X_val, X_test
+                Z_fit, Z_val, Z_test = X_fit, X_val, X_fold_test
             shared = time.perf_counter() - start
             for j, C in enumerate(grid):
                 start = time.perf_counter()
                 if kind == "classifier":
                     model = make_estimator({"n_components": int(r), "C": C, "random_state": fold_seeds[k]})
                     model.fit(X_fit, y_fit)
-                    scores = (model.score(X_val, y_val), model.score(X_test, y_test),
+                    scores = (model.score(X_val, y_val), model.score(X_fold_test, y_test),
                               100.0 * model.n_support_.sum() / len(y_fit), model.history_["n_svm_solves"][-1])
                 else:
                     scores = _linear_svm(Z_fit, y_fit, Z_val, y_val, Z_test, y_test, C)
@@ -295,13 +322,21 @@ def wide_table(summary: pd.DataFrame, spec: dict, style: str = "plain") -> pd.Da
                              kind="mergesort", ignore_index=True)
 
 
+def fold_models(spec: dict) -> str:
+    """What the mean and std of a holdout experiment are taken over, in words."""
+    by_group = spec.get("by_group")
+    if by_group:
+        return (f"the {by_group['n_folds']} CV fold models ({by_group['test_per_group']} samples of each group "
+                f"held out as test, one of each group in every validation fold)")
+    return "the ten 5×2 CV fold models"
+
+
 def write_tables(summary: pd.DataFrame, spec: dict, out_dir, notes=None) -> None:
     """``<table_name>.csv`` (the long summary) and ``.md`` / ``.tex`` (:func:`wide_table`)."""
     out_dir, stem = Path(out_dir), spec.get("table_name", "table")
     plain, tex = wide_table(summary, spec), wide_table(summary, spec, style="tex")
     shown = list(plain["dataset"])
-    caption = ("Test accuracy (%) mean ± std over the ten 5×2 CV fold models at the C chosen by validation; "
-               "[% SV].\n\n")
+    caption = f"Test accuracy (%) mean ± std over {fold_models(spec)} at the C chosen by validation; [% SV].\n\n"
     aggregate.write_text(out_dir / f"{stem}.csv", aggregate._frame_to_csv(aggregate._with_notes(summary, notes)))
     aggregate.write_text(out_dir / f"{stem}.md", caption + aggregate._frame_to_markdown(
         aggregate._mark_noted(plain, notes)) + aggregate.notes_text(notes, shown))
@@ -343,6 +378,8 @@ def comparison(summary: pd.DataFrame, spec: dict, published: pd.DataFrame) -> pd
         difference = value - row.published
         if row.kind == "lower_bound":
             holds = bool(value > row.published)
+        elif row.kind == "upper_bound":
+            holds = bool(value <= row.published)
         elif row.kind == "about":
             holds = bool(abs(difference) <= spread + _ABOUT_SLACK)
         else:
@@ -406,7 +443,7 @@ def plot_curves(summary: pd.DataFrame, spec: dict, published: pd.DataFrame, stem
                 for point in points.itertuples(index=False):
                     low = span[0] if pd.isna(point.x_min) else point.x_min - 0.3
                     high = span[1] if pd.isna(point.x_max) else point.x_max + 0.3
-                    style = {"value": "-", "about": ":", "lower_bound": "-."}[point.kind]
+                    style = {"value": "-", "about": ":", "lower_bound": "-.", "upper_bound": "--"}[point.kind]
                     ax.plot([low, high], [point.published] * 2, style, color=drawn.get_color(), linewidth=2.2,
                             alpha=0.7)
         for ax, ylabel in zip(axes, ["test accuracy (%)", "support vectors (% of the fit part)"]):
@@ -417,9 +454,9 @@ def plot_curves(summary: pd.DataFrame, spec: dict, published: pd.DataFrame, stem
         axes[1].set_title(f"{dataset}: support vectors")
         axes[1].legend(fontsize="x-small")
         figure.tight_layout()
-        text = ("Mean ± one std over the ten 5×2 CV fold models at the C chosen by validation. Published "
+        text = (f"Mean ± one std over {fold_models(spec)} at the C chosen by validation. Published "
                 "statements as thick segments over the r they cover: solid a value, dotted 'about', "
-                "dash-dot a lower bound; points shifted sideways a little so that error bars do not overlap. "
+                "dash-dot a lower bound, dashed an upper one; points shifted sideways a little so that error bars do not overlap. "
                 + (f"{dataset}: {notes[dataset]}" if dataset in (notes or {}) else ""))
         aggregate.note_below(figure, text, width=150, bottom=0.27)
         aggregate.save_figure(figure, Path(stem_dir) / f"curves_{dataset}")

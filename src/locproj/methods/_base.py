@@ -33,8 +33,9 @@ class GraphProblem:
 
 
 class RankDeficiencyWarning(UserWarning):
-    """Fewer components than ``min(n_samples - 1, n_features)`` were kept: the centred training
-    data are rank-deficient (the message says how many and why)."""
+    """The data's rank limits the components: a projection kept fewer than ``min(n_samples - 1,
+    n_features)`` (the centred training data are rank-deficient), or ``LocalProjectionKernelSVC``
+    was asked for more projection columns than the rank of X. The message says how many and why."""
 
 
 def _unsupervised_fix(estimator) -> str:

@@ -16,7 +16,8 @@ Grid resolution (:func:`resolve_grid`)
     de-duplicated in order. ``{"sigma0_sq_times": [a, b, ...]}`` resolves to
     ``[a * s, b * s, ...]`` with ``s = sigma0**2`` and ``sigma0`` the mean
     Euclidean norm of the training samples given (the whole training part of the
-    split, so the grid is the same in every fold). The grid is the Cartesian
+    split, so the grid is the same in every fold); ``{"per_sigma0_sq_times": [a, ...]}``
+    to ``[a / s, ...]`` (an RBF kernel's ``gamma`` on the data's scale). The grid is the Cartesian
     product in the order the names appear, the last name varying fastest.
 Folds (:func:`folds_for`)
     Stratified ``n_folds``-fold CV, with ``n_folds`` capped at the smallest class
@@ -83,10 +84,13 @@ def _resolve_m_expression(value, m):
 
 def _resolve_values(name, spec, X_train, m, neighbour_params):
     if isinstance(spec, Mapping):
-        if set(spec) != {"sigma0_sq_times"}:
-            raise ValueError(f"grid spec for {name!r}: unknown form {dict(spec)!r}")
-        scale = sigma0_squared(X_train)
-        return [float(factor) * scale for factor in spec["sigma0_sq_times"]]
+        if set(spec) == {"sigma0_sq_times"}:
+            scale = sigma0_squared(X_train)
+            return [float(factor) * scale for factor in spec["sigma0_sq_times"]]
+        if set(spec) == {"per_sigma0_sq_times"}:   # an RBF kernel's gamma, exp(-gamma ||x - y||^2)
+            scale = sigma0_squared(X_train)
+            return [float(factor) / scale for factor in spec["per_sigma0_sq_times"]]
+        raise ValueError(f"grid spec for {name!r}: unknown form {dict(spec)!r}")
     if isinstance(spec, str) or not isinstance(spec, Sequence):
         spec = [spec]
     is_neighbour_grid = name in neighbour_params or any(isinstance(v, str) for v in spec)

@@ -3,6 +3,8 @@ from pathlib import Path
 
 from snakemake.utils import validate
 
+from locproj.data.checks import check_dataset_options, check_local_datasets
+from locproj.data.sources import local_files
 from locproj.experiments import (
     check_experiments,
     experiment_notes,
@@ -16,8 +18,12 @@ from locproj.experiments import (
 )
 from locproj.protocols import SPLIT_PROTOCOLS, holdout, protocol_of
 
+# dataset keys first, so that an unknown key is named with the keys its format takes; last, the
+# contents of each local `path:` dataset (labels, numeric features, class sizes against every m)
+check_dataset_options(config)
 validate(config, schema="../schemas/config.schema.yaml")
 check_experiments(config)
+check_local_datasets(config)
 
 DATASETS = config["datasets"]
 VIEWS = config.get("views", {})
@@ -41,6 +47,9 @@ def file_spec(dataset, name):
 
 
 def raw_paths(wildcards):
+    """The files a dataset is prepared from: fetched ones, or a local `path:` (a folder's files)."""
+    if "path" in DATASETS[wildcards.dataset]:
+        return local_files(DATASETS[wildcards.dataset])
     return [
         f"data/raw/{wildcards.dataset}/{name}"
         for name in dataset_files(wildcards.dataset)

@@ -7,13 +7,16 @@
   merge (the subject of a face in a men-against-women view), for splits that keep groups apart;
 and attributes ``dataset``, ``image_shape`` ((h, w) or an empty array), ``pixel_order``
 ('row-major'), ``class_names``, ``source_files``, ``source_sha256``, plus reader extras such as a
-dataset's official partition.
+dataset's official partition. ``source_files`` are the fetched files' names, or a local dataset's
+``path:`` entries as configured; ``source_sha256`` their checksums (a folder's:
+:func:`locproj.data.sources.sha256_path`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import logging
 from pathlib import Path
 
 import h5py
@@ -23,6 +26,9 @@ from .._io import sha256_file, unreadable_message, writing_h5
 from .errors import DataError
 from .images import jpeg_round_trip, resize_images
 from .readers import GENERATED_FORMATS, RawData, class_names, read_dataset
+from .sources import check_exists, local_paths, sha256_path, verify_pinned
+
+log = logging.getLogger(__name__)
 
 SCALINGS = ("raw", "unit_interval", "unit_norm")
 
@@ -52,8 +58,11 @@ def encode_labels(raw: RawData, spec: dict) -> tuple[np.ndarray | None, list[str
 def prepare_dataset(name: str, spec: dict, raw_paths: list[Path], output: Path, seed: int | None = None) -> Dataset:
     """Read the raw files of dataset ``name`` and write its processed HDF5 file atomically."""
     raw_paths = [Path(p) for p in raw_paths]
+    if "path" in spec:  # a local file or folder, read where it is (the inputs are the files in it)
+        raw_paths = local_paths(spec)
+        check_exists(name, spec)
     raw = read_dataset(name, spec, raw_paths, seed=seed)
-    check_finite(raw.X, f"dataset {name!r}")
+    check_finite(raw.X, f"dataset {name!r}", raw)
     y, names = encode_labels(raw, spec)
     content = content_sha256(raw.X, y)
     if spec.get("content_sha256") not in (None, content):
@@ -62,11 +71,19 @@ def prepare_dataset(name: str, spec: dict, raw_paths: list[Path], output: Path, 
             f"{spec['content_sha256']}: the raw files {[p.name for p in raw_paths]} hold other data; delete "
             f"data/raw/{name}/ and fetch a verified copy (config key `data_mirror`)"
         )
+    if "path" in spec:
+        checksums = [sha256_path(p) for p in raw_paths]
+        verify_pinned(name, spec, checksums)
+        for path, checksum in zip(raw_paths, checksums):
+            log.info("dataset %r: %s has sha256 %s (recorded in %s as source_sha256)", name, path, checksum, output)
+    else:
+        checksums = [sha256_file(p) for p in raw_paths]
     attrs = {
         "dataset": name,
         "description": spec.get("description", ""),
-        "source_files": [p.name for p in raw_paths],
-        "source_sha256": [sha256_file(p) for p in raw_paths],
+        # a local path as configured (relative to the working directory); a fetched file by its name
+        "source_files": [str(p) if "path" in spec else p.name for p in raw_paths],
+        "source_sha256": checksums,
         "content_sha256": content,
         **({"source_note": spec["note"]} if spec.get("note") else {}),
         **raw.extra,
@@ -130,12 +147,15 @@ def _plain(value):
     return value
 
 
-def check_finite(X: np.ndarray, what: str) -> None:
+def check_finite(X: np.ndarray, what: str, raw: RawData | None = None) -> None:
+    """NaN or infinite features are an error naming the first samples (their file lines or images
+    when ``raw`` knows them)."""
     bad = ~np.isfinite(X)
     if bad.any():
         rows = np.flatnonzero(bad.any(axis=1))
+        first = raw.where(rows) if raw is not None and raw.locations else f"first rows {rows[:5].tolist()}"
         raise DataError(
-            f"{what}: {bad.sum()} NaN/inf feature values in {len(rows)} samples (first rows {rows[:5].tolist()}); "
+            f"{what}: {bad.sum()} NaN/inf feature values in {len(rows)} samples ({first}); "
             "clean or impute them before use"
         )
 

@@ -32,11 +32,12 @@ import numpy as np
 
 from .errors import DataError
 from .manifolds import generate_sine_manifold
-from .toys import generate_four_clusters
+from .toys import generate_circles, generate_four_clusters, generate_two_moons
 from .waveform import generate_waveform
 
 #: Formats drawn by a seeded generator rather than read from files (the seed is recorded).
-GENERATED_FORMATS = ("waveform_generator", "sine_manifold_generator", "four_clusters_generator")
+GENERATED_FORMATS = ("waveform_generator", "sine_manifold_generator", "four_clusters_generator",
+                     "two_moons_generator", "circles_generator")
 
 
 #: Keys any dataset entry may have, whatever its format.
@@ -59,6 +60,8 @@ READER_OPTIONS: dict[str, tuple[str, ...]] = {
     "waveform_generator": ("n_samples", "seed"),
     "sine_manifold_generator": ("n_samples", "seed", "noise", "amplitude", "periods"),
     "four_clusters_generator": ("n_samples", "seed", "noise", "centre"),
+    "two_moons_generator": ("n_samples", "seed", "noise"),
+    "circles_generator": ("n_samples", "seed", "noise", "factor"),
 }
 
 #: Formats that read files the user has (a ``path:``) or the pipeline fetches (``files:``).
@@ -126,6 +129,8 @@ def read_dataset(name: str, spec: dict, paths: list[Path], seed: int | None = No
         "waveform_generator": lambda spec, paths: _generated_waveform(spec, seed),
         "sine_manifold_generator": lambda spec, paths: _generated_sine_manifold(spec, seed),
         "four_clusters_generator": lambda spec, paths: _generated_four_clusters(spec, seed),
+        "two_moons_generator": lambda spec, paths: _generated_two_moons(spec, seed),
+        "circles_generator": lambda spec, paths: _generated_circles(spec, seed),
     }
     if fmt not in readers:
         raise DataError(f"dataset {name!r}: unknown format {fmt!r}; use one of {sorted(readers)}")
@@ -627,6 +632,20 @@ def _generated_four_clusters(spec: dict, seed: int | None) -> RawData:
     if "noise" in spec:
         options["sd"] = float(spec["noise"])
     X, y = generate_four_clusters(int(spec.get("n_samples", 200)), seed=spec.get("seed", seed), **options)
+    return RawData(X, y, None)
+
+
+def _generated_two_moons(spec: dict, seed: int | None) -> RawData:
+    """scikit-learn's two moons (:func:`locproj.data.toys.generate_two_moons`): labels 0 and 1."""
+    options = {key: float(spec[key]) for key in ("noise",) if key in spec}
+    X, y = generate_two_moons(int(spec.get("n_samples", 300)), seed=spec.get("seed", seed), **options)
+    return RawData(X, y, None)
+
+
+def _generated_circles(spec: dict, seed: int | None) -> RawData:
+    """scikit-learn's concentric circles (:func:`locproj.data.toys.generate_circles`): labels 0 and 1."""
+    options = {key: float(spec[key]) for key in ("noise", "factor") if key in spec}
+    X, y = generate_circles(int(spec.get("n_samples", 300)), seed=spec.get("seed", seed), **options)
     return RawData(X, y, None)
 
 

@@ -37,6 +37,10 @@ An experiment with ``protocol: embedding`` has two keys:
         Not with ``novel``.
     ``draw`` (``all`` | ``train`` | ``novel``, default ``all``)
         Which points a scatter panel draws: e.g. the training and the test panels of 004 Fig. 4.
+    ``novel_marker`` (optional): ``{marker, size, edgecolor}``
+        How the held-out points are drawn, instead of the default (a few ``novel`` points as large
+        stars, a ``split`` test set as small squares): a matplotlib marker, its area in points^2
+        and its edge colour (``none``: no edge); the fill keeps the point's colour.
     ``select`` (optional)
         A fitted attribute holding training positions (``subset_`` of
         :class:`~locproj.methods.SupervisedLLE`): only those training points are drawn.
@@ -302,6 +306,7 @@ def _check_drawing(panel: dict, fail) -> None:
         fail(f"mark_misclassified must be true or false, got {panel['mark_misclassified']!r}")
     if panel.get("mark_misclassified") and panel["kind"] != "embedding":
         fail("mark_misclassified marks points of an embedding panel")
+    _check_novel_marker(panel.get("novel_marker"), fail)
     images = panel.get("images")
     if images is not None and not (_is_index(images) and images >= 1 and panel.get("dims", 2) == 2
                                    and panel["kind"] == "embedding"):
@@ -309,6 +314,31 @@ def _check_drawing(panel: dict, fail) -> None:
     labels, axes = panel.get("axis_labels"), 2 if panel["kind"] == "attribute" else panel.get("dims", 2)
     if labels is not None and not (isinstance(labels, list) and len(labels) == axes):
         fail(f"axis_labels must list {axes} labels, got {labels!r}")
+
+
+def _check_novel_marker(style, fail) -> None:
+    """``novel_marker``: a matplotlib marker, a positive size and an edge colour (or none)."""
+    if style is None:
+        return
+    from matplotlib.colors import is_color_like
+    from matplotlib.markers import MarkerStyle
+
+    def bad(why):
+        fail(f"novel_marker must be {{marker, size, edgecolor}} ({why}), got {style!r}")
+
+    if not (isinstance(style, dict) and style and set(style) <= {"marker", "size", "edgecolor"}):
+        bad("one or more of these keys")
+    if "marker" in style:
+        try:
+            MarkerStyle(style["marker"])
+        except (ValueError, TypeError):
+            bad(f"{style['marker']!r} is not a matplotlib marker")
+    size = style.get("size", 1)
+    if isinstance(size, bool) or not isinstance(size, (int, float)) or size <= 0:
+        bad("size is an area in points^2 > 0")
+    edge = style.get("edgecolor", "none")
+    if not (isinstance(edge, str) and (edge == "none" or is_color_like(edge))):
+        bad(f"edgecolor {edge!r} is not a matplotlib colour or none")
 
 
 def _fit_params(panel: dict) -> dict:
@@ -1291,10 +1321,21 @@ def _draw_misclassified(ax, result: dict, Z: np.ndarray):
 
 
 def _novel_marker(spec: dict, n: int) -> dict:
-    """Few held-out points (``novel``) as large stars; a test set (``split``) as small squares."""
+    """Few held-out points (``novel``) as large stars; a test set (``split``) as small squares;
+    option ``novel_marker`` overrides the marker, its size and its edge colour."""
     if spec.get("split"):
-        return {"s": 8, "marker": "s", "linewidths": 0, "label": f"test ({n})"}
-    return {"s": 140, "marker": "*", "edgecolors": "k", "linewidths": 0.6, "label": f"novel ({n})"}
+        style = {"s": 8, "marker": "s", "linewidths": 0, "label": f"test ({n})"}
+    else:
+        style = {"s": 140, "marker": "*", "edgecolors": "k", "linewidths": 0.6, "label": f"novel ({n})"}
+    custom = spec.get("novel_marker") or {}
+    if "marker" in custom:
+        style["marker"] = custom["marker"]
+    if "size" in custom:
+        style["s"] = custom["size"]
+    if "edgecolor" in custom:
+        edge = custom["edgecolor"]
+        style.update({"edgecolors": edge, "linewidths": 0 if edge == "none" else 0.6})
+    return style
 
 
 def _axis_labels(spec: dict, dims: int) -> list[str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,6 +14,8 @@ from locproj.data import derive_view, holdout_split
 from locproj.data.prepare import Dataset, stratified_sample
 from locproj.experiments import make_factory
 from locproj.protocols import holdout
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _toy(n=90, d=5, seed=0):
@@ -239,3 +243,16 @@ def test_an_upper_bound_holds_when_our_statistic_is_not_above_it():
          "x_min": pd.NA, "x_max": pd.NA, "statistic": "max", "source": ""} for value in (96.0, 89.0)])
     compared = holdout.comparison(_summary(), {"reasons": [{"reason": "r"}]}, published)
     assert compared["holds"].tolist() == [True, False]
+
+
+def test_the_config_declares_fig11_with_the_olivetti_protocol(config):
+    spec = config["experiments"]["lpk_fig11_olivetti"]
+    holdout.check_spec(spec)
+    assert spec["by_group"] == {"test_per_group": 2, "n_folds": 8}          # §6.3: 80 test images, 8 folds
+    assert spec["methods"]["lfda"]["pca_first"] == 100                      # §6.3: PCA to 100 before LFDA
+    (view_name,) = spec["datasets"]
+    view, gender = config["views"][view_name], config["views"]["olivetti_gender"]
+    assert view["relabel"] == gender["relabel"] and view["dataset"] == gender["dataset"]
+    assert "lpk_fig11_olivetti" in config["targets"]["lpk_paper"]
+    published = holdout.read_published(ROOT / spec["published"], "lpk_fig11_olivetti")
+    assert set(published["dataset"]) == {view_name} and set(published["method"]) <= set(spec["methods"])

@@ -45,7 +45,9 @@ def _rank_bound(n_samples: int, n_classes: int, n_features: int) -> int:
 
 
 def _lda_bound(n_samples: int, n_classes: int, n_features: int) -> int:
-    return max(min(n_classes - 1, n_samples - n_classes, n_features - (n_classes - 1)), 0)
+    pca = n_features - (n_classes - 1)   # Fisherfaces' PCA step; min(d, n - c) when d <= c - 1
+    pca = pca if pca >= 1 else min(n_features, n_samples - n_classes)
+    return max(min(n_classes - 1, n_samples - n_classes, pca), 0)
 
 
 def _raw_bound(n_samples: int, n_classes: int, n_features: int) -> int:

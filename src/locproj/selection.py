@@ -34,7 +34,9 @@ Available p
     fold is NaN, so such p cannot be chosen. When ``p_max`` is below ``p_limit``,
     a graph-embedding method is fitted with ``n_components = p_max`` (its first
     columns are the same bits either way) and refitted with all components only if
-    the data's rank is below ``p_max``.
+    the data's rank is below ``p_max``. A method whose ``n_components`` is fixed in
+    the config (SLLE: an embedding dimension) is fitted with at most
+    ``min(p_max, p_limit)`` of them (:func:`_at_most`).
 Choice (:func:`choose`)
     Minimal mean CV error; errors within ``atol`` (1e-12) of the minimum are
     ties, broken toward smaller p, then toward the earlier grid point.
@@ -45,6 +47,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
+import numbers
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -175,6 +178,16 @@ def _limit(p_limit, X, y):
     return np.inf if limit is None else limit
 
 
+def _at_most(estimator, n_columns):
+    """``estimator`` with a fixed integer ``n_components`` above ``n_columns`` lowered to it
+    (an SLLE of ``n_components`` = 100 on 60 training samples embeds them in 59 dimensions);
+    ``None`` (all) and smaller values are left as they are."""
+    n = estimator.get_params().get("n_components") if hasattr(estimator, "get_params") else None
+    if isinstance(n, numbers.Integral) and not isinstance(n, bool) and n > n_columns:
+        estimator.set_params(n_components=int(n_columns))
+    return estimator
+
+
 def _fit_first_columns(make, params, X, y, n_columns):
     """``make(params)`` fitted on ``(X, y)``; a graph-embedding method is asked for only
     ``n_columns`` projections (its columns are nested, so these are unchanged), and refitted with
@@ -182,12 +195,12 @@ def _fit_first_columns(make, params, X, y, n_columns):
     # imported here: it needs scikit-learn, which the raw method never loads
     from locproj.methods._base import GraphEmbeddingTransformer
 
-    estimator = make(dict(params))
+    estimator = _at_most(make(dict(params)), n_columns)
     if isinstance(estimator, GraphEmbeddingTransformer) and estimator.n_components is None:
         try:
             return estimator.set_params(n_components=n_columns).fit(X, y)
         except ValueError:
-            estimator = make(dict(params))
+            estimator = _at_most(make(dict(params)), n_columns)
     return estimator.fit(X, y)
 
 
@@ -207,7 +220,7 @@ def fit_transform_all_p(make, params, X_fit, y_fit, X_other, p_max, p_limit=None
     if p_max < limit:
         estimator = _fit_first_columns(make, params, X_fit, y_fit, p_max)
     else:
-        estimator = make(dict(params)).fit(X_fit, y_fit)
+        estimator = _at_most(make(dict(params)), limit).fit(X_fit, y_fit)
     seconds = time.perf_counter() - start
     Z_fit = _transform_first(estimator, X_fit, p_max)
     p_fit = int(min(p_max, Z_fit.shape[1], limit))

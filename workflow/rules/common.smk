@@ -118,6 +118,10 @@ def panel_results(experiment):
     }
 
 
+# what a cv_table experiment with `ranks` adds (locproj.protocols.ranks), besides figures/cd_diagram.*
+RANKS_OUTPUTS = ("ranks.csv", "ranks.md", "friedman.md", "timing.csv", "timing.md")
+
+
 def table_name(experiment):
     return EXPERIMENTS[experiment].get("table_name", "table")
 
@@ -127,7 +131,12 @@ def experiment_outputs(experiment):
     out = f"results/{experiment}"
     protocol = protocol_of(EXPERIMENTS[experiment])
     if protocol == "cv_table":
-        return [f"{out}/{table_name(experiment)}.md", f"{out}/comparison.md"]
+        ranks = (
+            [f"{out}/{name}" for name in RANKS_OUTPUTS]
+            if EXPERIMENTS[experiment].get("ranks")
+            else []
+        )
+        return [f"{out}/{table_name(experiment)}.md", f"{out}/comparison.md", *ranks]
     if protocol in ("dimension_curve", "train_test_curve", "holdout_curve"):
         return [
             f"{out}/{table_name(experiment)}.md",

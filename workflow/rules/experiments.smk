@@ -166,6 +166,18 @@ def aggregate_outputs(experiment):
         comparison_md=f"{out}/comparison.md",
         **common,
     )
+    if EXPERIMENTS[experiment].get("ranks"):
+        outputs.update(
+            ranks_csv=report(
+                f"{out}/ranks.csv", caption="../report/ranks.rst", category=category
+            ),
+            ranks_md=f"{out}/ranks.md",
+            friedman_md=f"{out}/friedman.md",
+            timing_csv=report(
+                f"{out}/timing.csv", caption="../report/timing.rst", category=category
+            ),
+            timing_md=f"{out}/timing.md",
+        )
     if protocol_of(EXPERIMENTS[experiment]) in CURVES_CAPTIONS:
         outputs["curves"] = report(
             f"{out}/curves.csv",
@@ -205,8 +217,11 @@ for _experiment, _spec in EXPERIMENTS.items():
             experiment_outputs(_experiment),
 
 
-# A target per paper (config `targets`): every experiment it names.
+# A target per paper (config `targets`): every experiment it names. A target named after its one
+# experiment (matrix: [matrix]) is that experiment's own rule above.
 for _target, _experiments in config.get("targets", {}).items():
+    if _target in EXPERIMENTS and list(_experiments) == [_target]:
+        continue
 
     rule:
         name:

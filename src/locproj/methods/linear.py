@@ -16,7 +16,10 @@ class Fisherfaces(LinearProjection):
     """Fisherfaces: PCA keeping ``rank(S_T) - (c - 1)`` components, then Fisher LDA.
 
     The PCA step makes the within-class scatter ``S_W`` non-singular in theory (Belhumeur et
-    al. 1997): ``rank(S_W) >= rank(S_T) - rank(S_B)`` and ``rank(S_B) <= c - 1``.  With fewer
+    al. 1997): ``rank(S_W) >= rank(S_T) - rank(S_B)`` and ``rank(S_B) <= c - 1``.  Data of
+    rank at most ``c - 1`` (fewer features than classes, e.g. Letter: 16 and 26) would keep
+    none: the PCA step then keeps ``min(rank, n - c)`` components, plain LDA when ``n - c``
+    exceeds the rank.  With fewer
     samples than pixels the total scatter has rank ``n - 1`` and this is Belhumeur's ``N - c``;
     with more (YaleB at m = 30) it drops the last ``c - 1`` principal components, where the
     within-class scatter is near-singular (docs/fidelity/README.md: YaleB m = 30 19.0 % with
@@ -68,8 +71,12 @@ class Fisherfaces(LinearProjection):
         tol = 10 * max(n, d) * np.finfo(float).eps
         rank = int(np.sum(pca.explained_variance_ > tol * pca.explained_variance_[0]))
         # rank(S_W) >= rank(S_T) - rank(S_B) >= rank - (c - 1): S_W is non-singular there.  For
-        # n <= d, rank = n - 1 and this is Belhumeur's N - c; it also holds when n - c >= d.
-        n_pca = max(1, rank - (n_classes - 1))
+        # n <= d, rank = n - 1 and this is Belhumeur's N - c; it also holds when n - c >= d.  With
+        # no more dimensions than c - 1 (Letter: 16 features, 26 classes) that leaves nothing:
+        # then keep min(rank, n - c), where S_W (rank n - c) is non-singular in general
+        n_pca = rank - (n_classes - 1)
+        if n_pca < 1:
+            n_pca = max(1, min(rank, n - n_classes))
         Z = (X - pca.mean_) @ pca.components_[:n_pca].T
         # LDA divides by the between-class scatter: refuse when the class means coincide
         means = np.zeros((n_classes, n_pca))
@@ -91,7 +98,8 @@ class Fisherfaces(LinearProjection):
         if self.n_components is None and available < n_classes - 1:
             warnings.warn(
                 f"Fisherfaces: kept {available} of c - 1 = {n_classes - 1} components: the centred "
-                f"training data have rank {rank}, and the PCA step keeps rank - (c - 1) = {n_pca}.  "
+                f"training data have rank {rank}, and the PCA step keeps "
+                f"{'rank - (c - 1)' if rank > n_classes - 1 else 'min(rank, n - c)'} = {n_pca}.  "
                 f"Set n_components <= {available} to silence this warning.",
                 RankDeficiencyWarning, stacklevel=2)
         # map every available column, then cut: prefixes stay bit-identical across n_components

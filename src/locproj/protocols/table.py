@@ -1,7 +1,9 @@
 """The ``cv_table`` protocol (Table 2 of paper 000): per-class splits, inner CV, test error at the
 chosen p; aggregated into the paper's table, the comparison with its numbers and the CV curves.
 
-The jobs are those of :mod:`locproj.experiments`; this module adds the aggregation.
+The jobs are those of :mod:`locproj.experiments`; this module adds the aggregation. An experiment
+with ``ranks`` (the cross-paper ``matrix``) also gets average ranks over its datasets, Friedman's
+test, Nemenyi's critical-difference diagram and the time per method (:mod:`.ranks`).
 """
 
 from __future__ import annotations
@@ -29,4 +31,10 @@ def aggregate_table(spec: dict, result_paths, out_dir, seed=None, notes=None) ->
     curves = aggregate.collect_cv_curves(result_paths)
     aggregate.plot_cv_curves(curves, Path(out_dir) / "figures", methods_order=methods, method_labels=labels,
                              data_notes=notes)
+    if spec.get("ranks"):
+        from .ranks import DEFAULT_ALPHA, write_ranks
+
+        options = spec["ranks"] if isinstance(spec["ranks"], dict) else {}
+        write_ranks(summary, result_paths, out_dir, methods_order=methods, method_labels=labels,
+                    dataset_order=list(spec["datasets"]), alpha=options.get("alpha", DEFAULT_ALPHA), data_notes=notes)
     write_metadata(Path(out_dir) / "metadata.yaml", spec, seed)

@@ -117,6 +117,54 @@ def check_experiments(config: dict) -> None:
                 raise ValueError(f"experiment {name!r}, method {method!r}: {error}") from error
 
 
+def expand_targets(targets: dict, experiments) -> dict[str, list[str]]:
+    """The experiments each target of the config's ``targets:`` runs, in order, without repeats.
+
+    A target names experiments or other targets (``papers`` names ``lea_paper``, …); a target is
+    expanded recursively. A name that is an experiment is that experiment, so a target named after its
+    one experiment (``matrix: [matrix]``) is not a cycle; such a target may name nothing else (it and
+    the experiment are one rule). An unknown name or a cycle is a ``ValueError`` naming the targets
+    involved, raised before any job runs.
+    """
+    expanded: dict[str, list[str]] = {}
+
+    def expand(target: str, path: tuple[str, ...]) -> list[str]:
+        if target in path:
+            raise ValueError(f"targets form a cycle: {' -> '.join((*path[path.index(target):], target))}")
+        if target not in expanded:
+            names = targets[target]
+            if target in experiments and list(names) != [target]:
+                raise ValueError(f"target {target!r} has an experiment's name, so it can name only that "
+                                 f"experiment, not {list(names)}: rename the target")
+            found: list[str] = []
+            for name in names:
+                if name in experiments:
+                    found.append(name)
+                elif name in targets:
+                    found.extend(expand(name, (*path, target)))
+                else:
+                    raise ValueError(f"target {target!r}: {name!r} is neither an experiment nor a target "
+                                     f"(the config's `experiments:` and `targets:`)")
+            expanded[target] = list(dict.fromkeys(found))
+        return expanded[target]
+
+    return {target: expand(target, ()) for target in targets}
+
+
+def report_categories(targets: dict, experiments) -> dict[str, str]:
+    """The report page (Snakemake's ``category``) of every experiment: its paper, i.e. the first target
+    of ``targets:`` that names it, leaving out targets that name other targets (``papers``); an
+    experiment in no such target has a page of its own name."""
+    category = {}
+    for target, names in targets.items():
+        if any(name in targets and name not in experiments for name in names):
+            continue     # a collection of papers, not a paper
+        for name in names:
+            if name in experiments:
+                category.setdefault(name, target)
+    return {experiment: category.get(experiment, experiment) for experiment in experiments}
+
+
 def result_path(experiment: str, dataset: str, partition: str, method: str, split: int) -> str:
     return f"results/{experiment}/{dataset}/{partition}/{method}/split{split:02d}.h5"
 

@@ -8,10 +8,12 @@ from locproj.data.sources import local_files
 from locproj.experiments import (
     check_experiments,
     experiment_notes,
+    expand_targets,
     experiment_jobs,
     job_config,
     n_splits,
     partition_key,
+    report_categories,
     result_path,
     split_blocks,
     split_path,
@@ -93,6 +95,11 @@ def all_targets():
 
 
 EXPERIMENTS = config.get("experiments", {})
+# target -> its experiments, targets naming targets expanded (`papers`); an unknown name or a cycle
+# fails here, before any job runs
+TARGETS = expand_targets(config.get("targets", {}), EXPERIMENTS)
+# experiment -> its report page: its paper's target (`lea_paper`, ...), else its own name
+REPORT_CATEGORIES = report_categories(config.get("targets", {}), EXPERIMENTS)
 
 
 def holdout_protocol(spec):

@@ -130,51 +130,50 @@ CURVES_CAPTIONS = {
 
 
 def aggregate_outputs(experiment):
-    """The named outputs of an experiment's aggregation, by protocol."""
+    """The named outputs of an experiment's aggregation, by protocol. In the report they sit on
+    their paper's page (REPORT_CATEGORIES), under the experiment's name."""
     out = f"results/{experiment}"
-    category = experiment
+    page = dict(category=REPORT_CATEGORIES[experiment], subcategory=experiment)
     table_caption, figures_caption = CAPTIONS[protocol_of(EXPERIMENTS[experiment])]
     common = dict(
         figures=report(
             directory(f"{out}/figures"),
             patterns=["{name}.png"],
             caption=figures_caption,
-            category=category,
+            **page,
         ),
         metadata=report(
-            f"{out}/metadata.yaml", caption="../report/metadata.rst", category=category
+            f"{out}/metadata.yaml", caption="../report/metadata.rst", **page
         ),
     )
     if protocol_of(EXPERIMENTS[experiment]) == "embedding":
         return dict(
             checks_csv=report(
-                f"{out}/checks.csv", caption="../report/checks.rst", category=category
+                f"{out}/checks.csv", caption="../report/checks.rst", **page
             ),
             checks_md=f"{out}/checks.md",
             **common,
         )
     table = f"{out}/{table_name(experiment)}"
     outputs = dict(
-        table_csv=report(f"{table}.csv", caption=table_caption, category=category),
+        table_csv=report(f"{table}.csv", caption=table_caption, **page),
         table_md=f"{table}.md",
         table_tex=f"{table}.tex",
         comparison_csv=report(
             f"{out}/comparison.csv",
             caption="../report/comparison.rst",
-            category=category,
+            **page,
         ),
         comparison_md=f"{out}/comparison.md",
         **common,
     )
     if EXPERIMENTS[experiment].get("ranks"):
         outputs.update(
-            ranks_csv=report(
-                f"{out}/ranks.csv", caption="../report/ranks.rst", category=category
-            ),
+            ranks_csv=report(f"{out}/ranks.csv", caption="../report/ranks.rst", **page),
             ranks_md=f"{out}/ranks.md",
             friedman_md=f"{out}/friedman.md",
             timing_csv=report(
-                f"{out}/timing.csv", caption="../report/timing.rst", category=category
+                f"{out}/timing.csv", caption="../report/timing.rst", **page
             ),
             timing_md=f"{out}/timing.md",
         )
@@ -182,7 +181,7 @@ def aggregate_outputs(experiment):
         outputs["curves"] = report(
             f"{out}/curves.csv",
             caption=CURVES_CAPTIONS[protocol_of(EXPERIMENTS[experiment])],
-            category=category,
+            **page,
         )
     return outputs
 
@@ -217,10 +216,11 @@ for _experiment, _spec in EXPERIMENTS.items():
             experiment_outputs(_experiment),
 
 
-# A target per paper (config `targets`): every experiment it names. A target named after its one
-# experiment (matrix: [matrix]) is that experiment's own rule above.
-for _target, _experiments in config.get("targets", {}).items():
-    if _target in EXPERIMENTS and list(_experiments) == [_target]:
+# A target per paper (config `targets`): every experiment it names, and every experiment of the
+# targets it names (`papers`: all of them; TARGETS, locproj.experiments.expand_targets). A target
+# named after its one experiment (matrix: [matrix]) is that experiment's own rule above.
+for _target, _experiments in TARGETS.items():
+    if _target in EXPERIMENTS:
         continue
 
     rule:

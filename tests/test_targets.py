@@ -1,0 +1,129 @@
+"""Targets that name targets (`papers`), and the report page of every experiment (issue 15, item 3)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from locproj.experiments import expand_targets, report_categories
+
+ROOT = Path(__file__).resolve().parents[1]
+EXPERIMENTS = {"t2": {}, "curve": {}, "embed": {}, "matrix": {}, "extra": {}}
+
+
+def test_a_target_naming_targets_runs_their_experiments_in_order_without_repeats():
+    targets = {"paper_a": ["curve", "embed"], "matrix": ["matrix"], "both": ["paper_a", "t2", "curve"],
+               "all": ["both", "paper_a", "matrix"]}
+    assert expand_targets(targets, EXPERIMENTS) == {
+        "paper_a": ["curve", "embed"], "matrix": ["matrix"], "both": ["curve", "embed", "t2"],
+        "all": ["curve", "embed", "t2", "matrix"]}
+
+
+def test_an_unknown_name_in_a_target_is_an_error_naming_target_and_name():
+    with pytest.raises(ValueError, match=r"target 'paper_b': 'lea_papr' is neither an experiment nor a target"):
+        expand_targets({"all": ["paper_b"], "paper_b": ["t2", "lea_papr"]}, EXPERIMENTS)
+
+
+@pytest.mark.parametrize("targets, cycle", [
+    ({"a": ["b"], "b": ["c", "t2"], "c": ["a"]}, "a -> b -> c -> a"),
+    ({"all": ["all"]}, "all -> all"),
+    ({"x": ["t2"], "all": ["x", "loop"], "loop": ["curve", "all"]}, "all -> loop -> all"),
+])
+def test_a_cycle_of_targets_is_an_error_naming_it(targets, cycle):
+    with pytest.raises(ValueError, match=f"targets form a cycle: {re.escape(cycle)}"):
+        expand_targets(targets, EXPERIMENTS)
+
+
+def test_a_target_named_after_an_experiment_names_only_that_experiment():
+    assert expand_targets({"matrix": ["matrix"], "all": ["matrix", "t2"]}, EXPERIMENTS)["all"] == ["matrix", "t2"]
+    with pytest.raises(ValueError, match="target 'matrix' has an experiment's name"):
+        expand_targets({"matrix": ["matrix", "t2"]}, EXPERIMENTS)
+
+
+def test_an_experiments_report_page_is_its_first_paper_target_else_its_own_name():
+    targets = {"paper_a": ["curve", "embed"], "matrix": ["matrix"], "paper_b": ["embed"],
+               "all": ["t2", "paper_a", "paper_b", "matrix"]}
+    assert report_categories(targets, EXPERIMENTS) == {
+        "t2": "t2", "curve": "paper_a", "embed": "paper_a", "matrix": "matrix", "extra": "extra"}
+
+
+# ----------------------------------------------------------------------------------- the real config
+
+
+@pytest.fixture(scope="module")
+def config():
+    return yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+
+
+def test_papers_runs_table_2_and_every_experiment_of_every_paper_target(config):
+    targets = expand_targets(config["targets"], config["experiments"])
+    papers = ["llp_table2", "lea_paper", "slle_paper", "lpk_paper", "lpp_notes", "matrix"]
+    assert config["targets"]["papers"] == papers
+    expected = ["llp_table2", *(e for name in papers[1:] for e in targets[name])]
+    assert targets["papers"] == expected and len(set(expected)) == len(expected)
+
+
+def test_every_experiment_of_the_config_has_its_papers_page(config):
+    pages = report_categories(config["targets"], config["experiments"])
+    assert pages["llp_table2"] == "llp_table2" and pages["jpeg_effect"] == "jpeg_effect"
+    assert pages["lea_recognition"] == pages["lea_embeddings"] == "lea_paper"
+    assert pages["matrix"] == "matrix" and pages["lpp_kernel_toy"] == "lpp_notes"
+    for target in ("slle_paper", "lpk_paper"):
+        assert all(pages[e] == target for e in config["targets"][target])
+    assert "papers" not in pages.values()
+
+
+# ------------------------------------------------------------------------------- through the workflow
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory):
+    """A copy of the workflow as a fresh clone has it (no data, no results)."""
+    folder = tmp_path_factory.mktemp("workflow")
+    for name in ("Snakefile", "workflow", "config"):
+        source = ROOT / name
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, folder / name)
+    return folder
+
+
+def dry_run_jobs(workdir, target, *args) -> set[tuple[str, str]]:
+    """The (rule, outputs) of every job ``snakemake -n target`` would run."""
+    done = subprocess.run([sys.executable, "-m", "snakemake", "-n", target, *args], cwd=workdir,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    jobs = re.findall(r"^rule (\S+):\n(?:    output: (.*)\n)?", done.stdout, flags=re.MULTILINE)
+    total = int(re.search(r"^total\s+(\d+)$", done.stdout, flags=re.MULTILINE)[1])
+    assert len(jobs) == total
+    return set(jobs)
+
+
+@pytest.mark.slow
+def test_papers_dry_runs_the_union_of_its_targets_jobs(workdir, config):
+    """Every job of every paper once: the targets' fits and aggregations (each experiment has one
+    paper, so these add up), their shared data jobs (fetch, prepare, views, splits) once, and the
+    `papers` rule instead of the six targets' rules."""
+    names = config["targets"]["papers"]
+    per_target = {name: dry_run_jobs(workdir, name) for name in names}
+    papers = dry_run_jobs(workdir, "papers")
+    union = set().union(*per_target.values())
+    target_rules = {(name, "") for name in names}
+    assert papers == (union - target_rules) | {("papers", "")}
+    fits = [job for job in papers if job[0].startswith(("fit_", "embed_", "aggregate_"))]
+    assert len(fits) == sum(1 for jobs in per_target.values() for job in jobs
+                            if job[0].startswith(("fit_", "embed_", "aggregate_")))
+
+
+def test_an_unknown_or_cyclic_target_fails_at_start_up_naming_it(workdir, tmp_path):
+    for targets, message in (({"papers": ["llp_table2", "lea_papr"]}, "'lea_papr' is neither"),
+                             ({"loop": ["papers"], "papers": ["loop"]}, "targets form a cycle: papers -> loop -> papers")):
+        bad = tmp_path / "bad.yaml"
+        bad.write_text(yaml.safe_dump({"targets": targets}))
+        done = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--configfile", "config/config.yaml",
+                               str(bad)], cwd=workdir, capture_output=True, text=True)
+        assert done.returncode != 0 and message in done.stdout + done.stderr

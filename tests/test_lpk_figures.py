@@ -282,3 +282,34 @@ def test_the_config_declares_the_lpk_figures(config):
     convergence = config["experiments"]["lpk_convergence"]["panels"]
     for panel in convergence.values():
         assert panel["params"]["C"] == 100 and panel["params"]["max_iter"] == 25 and panel["stops"] == [0.01, 0.001]
+
+
+def test_published_checks_are_compared_with_the_checks_table(tmp_path):
+    from locproj.protocols.embedding import compare_checks, write_check_comparison
+
+    published = tmp_path / "published.csv"
+    published.write_text(
+        "# comment\nexperiment,panel,check,kind,published,slack,source\n"
+        "conv,w,stop_tau_0.01,value,9,,s1\nconv,w,stop_tau_0.001,value,13,,s2\n"
+        "conv,w,settled_train_accuracy,about,5,2,s3\nother,w,stop_tau_0.01,value,1,,s4\n")
+    table = pd.DataFrame({"panel": ["w"], "stop_tau_0.01": [9.0], "stop_tau_0.001": [20.0],
+                          "settled_train_accuracy": [4]})
+    spec = {"published": str(published), "reasons": [{"reason": "any"}, {"check": "stop_tau_0.001", "reason": "tail"}]}
+    compared = compare_checks(table, spec, experiment="conv")
+    assert compared["source"].tolist() == ["s1", "s2", "s3"]
+    assert compared["holds"].tolist() == [True, False, True]
+    assert compared["reason"].tolist() == ["", "tail", ""]
+    assert compared["difference"].tolist() == [0.0, 7.0, -1.0]
+    write_check_comparison(compared, tmp_path)
+    assert "| w | stop_tau_0.001 | value | 13 |" in (tmp_path / "comparison.md").read_text()
+    with pytest.raises(ValueError, match="not in the checks table \\['w/stop_tau_0.01'\\]"):
+        compare_checks(table.drop(columns=["stop_tau_0.01"]), spec, experiment="conv")
+
+
+def test_the_convergence_statements_name_checks_the_history_panels_make(config):
+    spec = config["experiments"]["lpk_convergence"]
+    published = pd.read_csv(ROOT / spec["published"], comment="#")
+    assert set(published["panel"]) <= set(spec["panels"])
+    for row in published.itertuples():
+        stops = [f"stop_tau_{tau}" for tau in spec["panels"][row.panel]["stops"]]
+        assert row.check in stops + ["settled_objective", "settled_train_accuracy", "settled_test_accuracy"]

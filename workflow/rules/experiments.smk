@@ -152,6 +152,18 @@ def aggregate_outputs(experiment):
                 f"{out}/checks.csv", caption="../report/checks.rst", **page
             ),
             checks_md=f"{out}/checks.md",
+            **(
+                dict(
+                    comparison_csv=report(
+                        f"{out}/comparison.csv",
+                        caption="../report/comparison.rst",
+                        **page,
+                    ),
+                    comparison_md=f"{out}/comparison.md",
+                )
+                if EXPERIMENTS[experiment].get("published")
+                else {}
+            ),
             **common,
         )
     table = f"{out}/{table_name(experiment)}"

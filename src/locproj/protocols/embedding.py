@@ -974,7 +974,9 @@ def aggregate_embedding(spec: dict, panel_paths: dict, out_dir, notes: dict | No
         Panel name -> the file :func:`run_panel` wrote.
     out_dir : path
         Receives ``figures/{figure}.png`` and ``.pdf`` (one per entry of ``figures``),
-        ``checks.csv``, ``checks.md`` and ``metadata.yaml``; all written atomically, and the
+        ``checks.csv``, ``checks.md``, ``metadata.yaml`` and, with ``published``, the paper's
+        statements beside the checks (:func:`compare_checks`: ``comparison.csv/.md``, the
+        experiment being the name of ``out_dir``); all written atomically, and the
         figures and tables are the same bytes on every rerun.
     notes : dict, optional
         Dataset -> how its data differ from the paper's (:func:`locproj.experiments.data_notes`),
@@ -996,8 +998,53 @@ def aggregate_embedding(spec: dict, panel_paths: dict, out_dir, notes: dict | No
     for name, figure in (spec.get("figures") or {}).items():
         plot_figure(figure, {p: (spec["panels"][p], panels[p]) for p in figure["panels"]},
                     out_dir / "figures" / name, notes)
-    write_checks(checks_table(spec, panels), out_dir, notes)
+    table = checks_table(spec, panels)
+    write_checks(table, out_dir, notes)
+    if spec.get("published"):
+        write_check_comparison(compare_checks(table, spec, experiment=out_dir.name), out_dir)
     write_metadata(out_dir / "metadata.yaml", spec, seed)
+
+
+PUBLISHED_CHECK_KINDS = ("value", "about")
+
+
+def compare_checks(table: pd.DataFrame, spec: dict, experiment: str) -> pd.DataFrame:
+    """The paper's statements about a panel's checks beside ours (option ``published``: a CSV of
+    rows ``experiment, panel, check, kind, published, slack, source``, those of ``experiment``;
+    ``check`` names a column of the checks table). A ``value`` holds when ours equals it, an ``about`` when it is within
+    ``slack``; where it does not, the most specific configured reason (keys ``panel``, ``check``)."""
+    import pandas as pd
+
+    from .. import aggregate
+
+    published = pd.read_csv(spec["published"], comment="#")
+    published = published[published["experiment"] == experiment]
+    bad = sorted(set(published["kind"]) - set(PUBLISHED_CHECK_KINDS))
+    missing = sorted({f"{r.panel}/{r.check}" for r in published.itertuples()
+                      if r.panel not in set(table["panel"]) or r.check not in table})
+    if bad or missing:
+        raise ValueError(f"{spec['published']}: unknown kinds {bad} or panels/checks not in the checks table {missing}")
+    rows = []
+    for row in published.drop(columns=["experiment"]).itertuples(index=False):
+        ours = float(table.loc[table["panel"] == row.panel, row.check].iloc[0])
+        slack = 0.0 if row.kind == "value" or pd.isna(row.slack) else float(row.slack)
+        holds = bool(abs(ours - row.published) <= slack)
+        reason = "" if holds else aggregate.most_specific_reason(spec.get("reasons"), row, ("panel", "check"))
+        rows.append({**row._asdict(), "ours": ours, "difference": ours - row.published, "holds": holds,
+                     "reason": reason})
+    return pd.DataFrame(rows)
+
+
+def write_check_comparison(compared: pd.DataFrame, out_dir) -> None:
+    """``comparison.csv`` and ``comparison.md`` (numbers to 3 significant digits)."""
+    from .. import aggregate
+
+    out_dir = Path(out_dir)
+    shown = compared.copy()
+    for column in ("published", "slack", "ours", "difference"):
+        shown[column] = shown[column].map(lambda v: "" if v != v else f"{v:.3g}")
+    aggregate.write_text(out_dir / "comparison.csv", aggregate._frame_to_csv(compared))
+    aggregate.write_text(out_dir / "comparison.md", aggregate._frame_to_markdown(shown))
 
 
 def checks_table(spec: dict, panels: dict) -> pd.DataFrame:

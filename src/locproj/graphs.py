@@ -497,6 +497,13 @@ def lle_weights(X, nbhd: Neighborhoods, reg: float = 1e-3, reg_mode: str = "trac
 def _affine_weights(diff: np.ndarray, reg: float, reg_mode: str, retained_variance: float,
                     subspace=None) -> np.ndarray:
     """Eq. 4 for a stack of neighbourhoods given as differences ``x_i - x_j`` (m, k, d)."""
+    if reg_mode != "fixed":
+        # with a ridge that scales with Q (trace, auto) the weights do not depend on the scale of
+        # the differences; scaling each neighbourhood by a power of two is exact, so ordinary data
+        # keep their bits, while differences near the float64 limits no longer under- or
+        # overflow in Q (then Q + ridge is 0, or inf, and the weights NaN)
+        top = np.abs(diff).max(axis=(1, 2), keepdims=True)
+        diff = np.ldexp(diff, -np.frexp(np.where(top > 0, top, 1.0))[1])
     Q = diff @ diff.transpose(0, 2, 1)
     k = Q.shape[-1]
     Q = Q + _lle_ridge(Q, reg, reg_mode, retained_variance, subspace)[:, None, None] * np.eye(k)

@@ -133,6 +133,30 @@ def test_multiple_zero_eigenvalue_is_handled():
     assert spread < 1e-6  # constant on each component
 
 
+def test_arpack_without_convergence_falls_back_to_the_dense_solver_with_a_warning(monkeypatch):
+    # the cross-paper matrix hit this on Letter (SLLE, 26 classes pulled apart, m = 16)
+    from scipy.sparse.linalg import ArpackNoConvergence
+    from sklearn.exceptions import ConvergenceWarning
+
+    from locproj import solvers
+
+    X = np.random.default_rng(2).standard_normal((80, 5))
+    M = graphs.reconstruction_cost(graphs.lle_weights(X, graphs.kneighbors(X, 8), reg=1e-3))
+    dense = bottom_eigenvectors(M, 3, "dense")
+
+    def no_convergence(*args, **kwargs):
+        raise ArpackNoConvergence("ARPACK error -1: No convergence", None, None)
+
+    monkeypatch.setattr(solvers, "eigsh", no_convergence)
+    with pytest.warns(ConvergenceWarning, match="computed by the dense solver"):
+        fallback = bottom_eigenvectors(M, 3, "arpack", random_state=0)
+    np.testing.assert_allclose(fallback[1], dense[1], atol=1e-12)
+    np.testing.assert_allclose(np.abs(fallback[0].T @ dense[0]) / len(X), np.eye(3), atol=1e-8)
+    monkeypatch.setattr(solvers, "_DENSE_FALLBACK_MAX", 50)
+    with pytest.raises(ValueError, match="Lower alpha, raise n_components above the number of classes"):
+        bottom_eigenvectors(M, 3, "arpack", random_state=0)
+
+
 # --------------------------------------------------------------------------- SLLE
 
 

@@ -49,13 +49,15 @@ Conventions (see ``docs/methods.md``):
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
 from scipy import sparse
 from scipy.linalg import blas, lapack
-from scipy.sparse.linalg import LinearOperator, eigsh, splu
+from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh, splu
+from sklearn.exceptions import ConvergenceWarning
 
 from ._eigh import eigh_selected
 from ._memo import LastInput, remembered
@@ -597,6 +599,24 @@ def fix_signs(P: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- LLE's sparse eigenproblem
 
 _SHIFT = 1e-10  # shift-invert around sigma = -_SHIFT * mean(diag M): M - sigma I is positive definite
+_DENSE_FALLBACK_MAX = 10000  # when ARPACK does not converge, solve densely up to this many samples
+
+
+def _dense_after_arpack(M, m: int, error) -> np.ndarray:
+    """The ``m + 1`` bottom eigenvectors of ``M`` by the dense solver, with a warning, when ARPACK
+    did not converge (a cluster of eigenvalues at 0 larger than ``m + 1``, e.g. SLLE's classes
+    pulled apart by alpha on many classes: Letter's 26 at m = 16); beyond
+    ``_DENSE_FALLBACK_MAX`` samples a ValueError naming the fix."""
+    n = M.shape[0]
+    if n > _DENSE_FALLBACK_MAX:
+        raise ValueError(
+            f"ARPACK found no {m + 1} bottom eigenvectors of the {n} x {n} matrix M ({error}); M has "
+            "a cluster of (near-)zero eigenvalues, e.g. classes disconnected by alpha. Lower alpha, "
+            "raise n_components above the number of classes, or use eigen_solver='dense'.") from error
+    warnings.warn(f"ARPACK did not converge for the {m + 1} bottom eigenvectors of the {n} x {n} matrix M "
+                  "(a cluster of near-zero eigenvalues); they were computed by the dense solver instead.",
+                  ConvergenceWarning, stacklevel=3)
+    return scipy.linalg.eigh(M.toarray(), subset_by_index=[0, m])[1]
 
 
 def bottom_eigenvectors(M, n_components: int, eigen_solver: str = "arpack", random_state=None):
@@ -625,7 +645,10 @@ def bottom_eigenvectors(M, n_components: int, eigen_solver: str = "arpack", rand
 
         v0 = check_random_state(random_state).uniform(-1.0, 1.0, n)
         OPinv = LinearOperator((n, n), matvec=lu.solve, dtype=float)
-        _, V = eigsh(M, k=m + 1, sigma=-shift, which="LM", OPinv=OPinv, v0=v0, tol=0.0)
+        try:
+            _, V = eigsh(M, k=m + 1, sigma=-shift, which="LM", OPinv=OPinv, v0=v0, tol=0.0)
+        except ArpackNoConvergence as error:
+            V = _dense_after_arpack(M, m, error)
     else:
         raise ValueError(f"eigen_solver must be 'arpack' or 'dense', got {eigen_solver!r}.")
     P = V - V.mean(axis=0)  # off the constant vector

@@ -83,40 +83,43 @@ def test_an_unknown_method_parameter_fails_at_start_up(workdir, tmp_path):
     assert "experiment 'bad', method 'lpp'" in result.stdout + result.stderr and "heat_width" in result.stdout + result.stderr
 
 
-def test_the_dimension_curve_protocol_runs_from_config(workdir):
-    result = snakemake(workdir, "tiny_curve")
+def run_target(workdir, target, expected=()):
+    """Run ``target`` of the tiny config (it must succeed); its results folder, which holds ``expected``."""
+    result = snakemake(workdir, target)
     assert result.returncode == 0, result.stderr[-3000:]
-    out = workdir / "results" / "tiny_curve"
-    assert {"lowest.md", "lowest.tex", "lowest.csv", "comparison.md", "curves.csv", "metadata.yaml"} <= {
-        p.name for p in out.iterdir()}
+    out = workdir / "results" / target
+    assert set(expected) <= {p.name for p in out.iterdir()}
+    return out
+
+
+def assert_up_to_date(workdir, target):
+    again = snakemake(workdir, target, "--dry-run")
+    assert "Nothing to be done" in again.stdout + again.stderr
+
+
+def test_the_dimension_curve_protocol_runs_from_config(workdir):
+    out = run_target(workdir, "tiny_curve", {
+        "lowest.md", "lowest.tex", "lowest.csv", "comparison.md", "curves.csv", "metadata.yaml"})
     assert (workdir / "results" / "splits" / "digits_f0.05_n3.h5").exists()      # a fraction has its own splits
     assert (out / "figures" / "curve_digits.png").exists()
     with h5py.File(out / "digits" / "f0.05" / "lea" / "split02.h5") as result_file:
         assert result_file["test_error_curve"].shape == (12,)
-    again = snakemake(workdir, "tiny_curve", "--dry-run")
-    assert "Nothing to be done" in again.stdout + again.stderr
+    assert_up_to_date(workdir, "tiny_curve")
 
 
 def test_the_train_test_protocol_runs_from_config(workdir):
-    result = snakemake(workdir, "tiny_train_test")
-    assert result.returncode == 0, result.stderr[-3000:]
-    out = workdir / "results" / "tiny_train_test"
-    assert {"sizes.md", "sizes.tex", "sizes.csv", "comparison.md", "curves.csv", "metadata.yaml"} <= {
-        p.name for p in out.iterdir()}
+    out = run_target(workdir, "tiny_train_test", {
+        "sizes.md", "sizes.tex", "sizes.csv", "comparison.md", "curves.csv", "metadata.yaml"})
     assert (out / "figures" / "curves_digits.png").exists()
     with h5py.File(out / "digits" / "m30" / "lle_small" / "split01.h5") as result_file:
         assert result_file["errors"].shape == (2, 1) and result_file.attrs["x"] == "n_per_class"
         assert (result_file["n_components"][()] >= 1).all()          # the dimension LLE found by v = 0.9
-    again = snakemake(workdir, "tiny_train_test", "--dry-run")
-    assert "Nothing to be done" in again.stdout + again.stderr
+    assert_up_to_date(workdir, "tiny_train_test")
 
 
 def test_the_holdout_protocol_runs_from_config(workdir):
-    result = snakemake(workdir, "tiny_holdout")
-    assert result.returncode == 0, result.stderr[-3000:]
-    out = workdir / "results" / "tiny_holdout"
-    assert {"holdout.md", "holdout.tex", "holdout.csv", "comparison.md", "curves.csv", "metadata.yaml"} <= {
-        p.name for p in out.iterdir()}
+    out = run_target(workdir, "tiny_holdout", {
+        "holdout.md", "holdout.tex", "holdout.csv", "comparison.md", "curves.csv", "metadata.yaml"})
     assert (out / "figures" / "curves_digits_eo_150.png").exists()
     jobs = {p.relative_to(out / "digits_eo_150" / "holdout").as_posix() for p in out.rglob("*.h5")}
     assert jobs == {"pca/r01-02.h5", "pca/r03-03.h5", "gpk/r01-03.h5", "raw/r01-03.h5"}   # raw: one flat job
@@ -125,21 +128,17 @@ def test_the_holdout_protocol_runs_from_config(workdir):
         assert "config_hash" in result_file.attrs
     table = (out / "holdout.md").read_text()
     assert "digits_eo_150†" in table and "a tiny test view" in table
-    again = snakemake(workdir, "tiny_holdout", "--dry-run")
-    assert "Nothing to be done" in again.stdout + again.stderr
+    assert_up_to_date(workdir, "tiny_holdout")
 
 
 def test_the_embedding_protocol_runs_from_config(workdir):
-    result = snakemake(workdir, "tiny_embedding")
-    assert result.returncode == 0, result.stderr[-3000:]
-    out = workdir / "results" / "tiny_embedding"
+    out = run_target(workdir, "tiny_embedding")
     assert {p.name for p in (out / "panels").iterdir()} == {
         "samples.h5", "pca_2d.h5", "lea_3d_novel.h5", "lea_basis.h5"}
     assert (out / "figures" / "overview.png").exists() and (out / "checks.md").exists()
     with h5py.File(out / "panels" / "lea_3d_novel.h5") as panel:
         assert panel["novel_embedding"].shape[1] == 3 and "config_hash" in panel.attrs
-    again = snakemake(workdir, "tiny_embedding", "--dry-run")
-    assert "Nothing to be done" in again.stdout + again.stderr
+    assert_up_to_date(workdir, "tiny_embedding")
 
 
 def test_a_misconfigured_panel_fails_at_start_up_naming_it(workdir, tmp_path):

@@ -154,4 +154,7 @@ def experiment_outputs(experiment):
             f"{out}/comparison.md",
             f"{out}/curves.csv",
         ]
-    return [f"{out}/checks.md", f"{out}/metadata.yaml"]
+    published = (
+        [f"{out}/comparison.md"] if EXPERIMENTS[experiment].get("published") else []
+    )
+    return [f"{out}/checks.md", f"{out}/metadata.yaml", *published]

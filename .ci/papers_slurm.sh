@@ -78,5 +78,7 @@ for file in "${FILES[@]}"; do
 done
 printf 'local run %d min %02d s, SLURM run %d min %02d s (wall)\n' \
     $((local_seconds / 60)) $((local_seconds % 60)) $((slurm_seconds / 60)) $((slurm_seconds % 60))
-[ "$differ" -eq 0 ] || fail "$differ of ${#FILES[@]} tables differ between the local and the SLURM run"
-echo "all ${#FILES[@]} tables of ${#EXPERIMENTS[@]} experiments are byte-identical between the local and the SLURM run"
+[ "$differ" -eq 0 ] || fail "$differ of ${#FILES[@]} files differ between the local and the SLURM run"
+tables=$(printf '%s\n' "${FILES[@]}" | grep -vc '/metadata\.yaml$' || true)
+echo "all ${#FILES[@]} files ($tables tables and $((${#FILES[@]} - tables)) metadata.yaml) of ${#EXPERIMENTS[@]} experiments" \
+    "are byte-identical between the local and the SLURM run"

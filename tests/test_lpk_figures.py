@@ -304,6 +304,13 @@ def test_published_checks_are_compared_with_the_checks_table(tmp_path):
     assert "| w | stop_tau_0.001 | value | 13 |" in (tmp_path / "comparison.md").read_text()
     with pytest.raises(ValueError, match="not in the checks table \\['w/stop_tau_0.01'\\]"):
         compare_checks(table.drop(columns=["stop_tau_0.01"]), spec, experiment="conv")
+    # a stopping rule that never fired (None in the checks: too few iterations) does not hold, and says so
+    never = table.astype(object).assign(**{"stop_tau_0.001": [None]})
+    compared = compare_checks(never, {"published": str(published)}, experiment="conv")
+    assert compared["holds"].tolist() == [True, False, True] and np.isnan(compared["ours"][1])
+    assert compared["reason"][1].startswith("no value of ours")
+    write_check_comparison(compared, tmp_path)
+    assert "| w | stop_tau_0.001 | value | 13 |  | s2 |  |  | False | no value of ours" in (tmp_path / "comparison.md").read_text()
 
 
 def test_the_convergence_statements_name_checks_the_history_panels_make(config):

@@ -1,4 +1,5 @@
-"""Targets that name targets (`papers`), and the report page of every experiment (issue 15, item 3)."""
+"""Targets that name targets (`papers`), the report page of every experiment, and the smoke-sized
+`papers` (config/papers_smoke.yaml, its `replace_experiments`) (issue 15, item 3)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from locproj.experiments import expand_targets, report_categories
+from locproj.experiments import expand_targets, replace_experiments, report_categories
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPERIMENTS = {"t2": {}, "curve": {}, "embed": {}, "matrix": {}, "extra": {}}
@@ -92,9 +93,9 @@ def workdir(tmp_path_factory):
     return folder
 
 
-def dry_run_jobs(workdir, *targets) -> set[tuple[str, str]]:
-    """The (rule, outputs) of every job ``snakemake -n targets...`` would run."""
-    done = subprocess.run([sys.executable, "-m", "snakemake", "-n", *targets], cwd=workdir,
+def dry_run_jobs(workdir, *args) -> set[tuple[str, str]]:
+    """The (rule, outputs) of every job ``snakemake -n args...`` (targets and options) would run."""
+    done = subprocess.run([sys.executable, "-m", "snakemake", "-n", *args], cwd=workdir,
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
     jobs = re.findall(r"^rule (\S+):\n(?:    output: (.*)\n)?", done.stdout, flags=re.MULTILINE)
@@ -128,3 +129,66 @@ def test_an_unknown_or_cyclic_target_fails_at_start_up_naming_it(workdir, tmp_pa
         done = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--configfile", "config/config.yaml",
                                str(bad)], cwd=workdir, capture_output=True, text=True)
         assert done.returncode != 0 and message in done.stdout + done.stderr
+
+
+# ------------------------------------------------------------ the smoke-sized papers (papers_smoke.yaml)
+
+
+def test_replace_experiments_replaces_an_experiment_wholesale():
+    config = {"experiments": {"a": {"datasets": {"yale": [5], "pie": [10]}, "n_splits": 20,
+                                    "methods": {"pca": {}, "llp": {"grid": {"reg": [0.1, 1]}}}},
+                              "b": {"datasets": {"orl": [5]}, "methods": {"pca": {}}}},
+              "replace_experiments": {"a": {"datasets": {"yale": [5]}, "methods": {"llp": {"grid": {"reg": [1]}}}}}}
+    assert replace_experiments(config) is config
+    assert config["experiments"]["a"] == {"datasets": {"yale": [5]}, "methods": {"llp": {"grid": {"reg": [1]}}}}
+    assert list(config["experiments"]) == ["a", "b"] and config["experiments"]["b"]["datasets"] == {"orl": [5]}
+    config["experiments"]["a"]["datasets"]["iris"] = [10]      # a copy: validation's defaults stay out of the overlay
+    assert "iris" not in config["replace_experiments"]["a"]["datasets"]
+    assert replace_experiments({"experiments": {"a": {}}}) == {"experiments": {"a": {}}}     # nothing to replace
+
+
+def test_replace_experiments_refuses_an_unknown_experiment_naming_it():
+    config = {"experiments": {"llp_table2": {}}, "replace_experiments": {"llp_tabel2": {}, "llp_table2": {}}}
+    with pytest.raises(ValueError, match=r"replace_experiments: 'llp_tabel2' is not an experiment of the config"):
+        replace_experiments(config)
+    with pytest.raises(ValueError, match=r"'llp_table2' must be a complete experiment definition"):
+        replace_experiments({"experiments": {"llp_table2": {}}, "replace_experiments": {"llp_table2": [1]}})
+
+
+@pytest.fixture(scope="module")
+def smoke_config(config):
+    """config.yaml with papers_smoke.yaml merged as `--configfile` merges it, then replaced, validated
+    and checked as workflow/rules/common.smk does."""
+    from snakemake.utils import update_config, validate
+
+    from locproj.data.checks import check_dataset_options
+    from locproj.experiments import check_experiments
+
+    merged = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    update_config(merged, yaml.safe_load((ROOT / "config" / "papers_smoke.yaml").read_text()))
+    assert "pie" in merged["experiments"]["llp_table2"]["datasets"]     # what merging alone leaves
+    replace_experiments(merged)
+    check_dataset_options(merged)
+    validate(merged, str(ROOT / "workflow" / "schemas" / "config.schema.yaml"))
+    check_experiments(merged)
+    return merged
+
+
+def test_the_papers_smoke_overlay_validates_and_keeps_every_experiment_of_papers(smoke_config, config):
+    papers = expand_targets(config["targets"], config["experiments"])["papers"]
+    assert expand_targets(smoke_config["targets"], smoke_config["experiments"])["papers"] == papers
+    assert sorted(smoke_config["replace_experiments"]) == sorted(papers)       # every one of them made small
+    for name in papers:
+        smoke, full = smoke_config["experiments"][name], config["experiments"][name]
+        assert smoke.get("protocol", "cv_table") == full.get("protocol", "cv_table"), name
+        assert list(smoke.get("methods", {})) == list(full.get("methods", {})), name   # every method entry
+        assert smoke.get("n_splits", 2) <= 2, name
+    assert smoke_config["experiments"]["llp_table2"]["datasets"] == {"yale": [5]}      # pie and the rest gone
+
+
+def test_a_papers_dry_run_with_the_smoke_overlay_has_jobs_for_every_experiment(workdir, config):
+    jobs = {rule for rule, _ in dry_run_jobs(workdir, "papers", "--configfile", "config/papers_smoke.yaml")}
+    for name in expand_targets(config["targets"], config["experiments"])["papers"]:
+        assert f"aggregate_{name}" in jobs, name
+        assert any(rule.startswith((f"fit_{name}_", f"embed_{name}")) for rule in jobs), name
+    assert "papers" in jobs

@@ -84,6 +84,36 @@ def split_path(config: dict, name: str, partition: str, n: int | None = None, by
     return f"results/splits/{source}_{partition}_n{n}.h5"
 
 
+def replace_experiments(config: dict) -> dict:
+    """Apply the config's ``replace_experiments`` (experiment name -> a complete definition) in place.
+
+    Snakemake merges ``--configfile`` overlays into ``config/config.yaml`` key by key, so an overlay
+    can add datasets, methods or grid values to an experiment but never remove one. An experiment
+    named under ``replace_experiments`` is instead replaced wholesale by the definition given there
+    (a copy of it): nothing of the merged definition is kept. Applied before the schema validation
+    and :func:`check_experiments`, which then check the replacement like any experiment. A name that
+    is not an experiment of ``experiments:`` is a ``ValueError`` naming it (a new experiment belongs
+    under ``experiments:``). Returns ``config``.
+    """
+    import copy
+
+    replacements = config.get("replace_experiments") or {}
+    if not isinstance(replacements, dict):
+        raise ValueError(f"replace_experiments must map experiment names to definitions, got {replacements!r}")
+    experiments = config.get("experiments") or {}
+    unknown = sorted(set(replacements) - set(experiments))
+    if unknown:
+        raise ValueError(f"replace_experiments: {', '.join(map(repr, unknown))} "
+                         f"{'is not an experiment' if len(unknown) == 1 else 'are not experiments'} of the "
+                         f"config (`experiments:`); a new experiment belongs under `experiments:`")
+    for name, spec in replacements.items():
+        if not isinstance(spec, dict):
+            raise ValueError(f"replace_experiments: {name!r} must be a complete experiment definition "
+                             f"(a mapping), got {spec!r}")
+        experiments[name] = copy.deepcopy(spec)
+    return config
+
+
 def check_experiments(config: dict) -> None:
     """Fail at start-up, naming the experiment, on an unknown dataset, method or parameter."""
     from .registry import make_estimator

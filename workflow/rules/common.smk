@@ -13,6 +13,7 @@ from locproj.experiments import (
     job_config,
     n_splits,
     partition_key,
+    replace_experiments,
     report_categories,
     result_path,
     split_blocks,
@@ -20,8 +21,11 @@ from locproj.experiments import (
 )
 from locproj.protocols import SPLIT_PROTOCOLS, holdout, protocol_of
 
-# dataset keys first, so that an unknown key is named with the keys its format takes; last, the
+# an overlay's `replace_experiments` first (it replaces whole experiments, which a merged
+# --configfile cannot), so that the replacements are validated and checked like any experiment;
+# then dataset keys, so that an unknown key is named with the keys its format takes; last, the
 # contents of each local `path:` dataset (labels, numeric features, class sizes against every m)
+replace_experiments(config)
 check_dataset_options(config)
 validate(config, schema="../schemas/config.schema.yaml")
 check_experiments(config)
@@ -150,4 +154,7 @@ def experiment_outputs(experiment):
             f"{out}/comparison.md",
             f"{out}/curves.csv",
         ]
-    return [f"{out}/checks.md", f"{out}/metadata.yaml"]
+    published = (
+        [f"{out}/comparison.md"] if EXPERIMENTS[experiment].get("published") else []
+    )
+    return [f"{out}/checks.md", f"{out}/metadata.yaml", *published]

@@ -1012,7 +1012,9 @@ def compare_checks(table: pd.DataFrame, spec: dict, experiment: str) -> pd.DataF
     """The paper's statements about a panel's checks beside ours (option ``published``: a CSV of
     rows ``experiment, panel, check, kind, published, slack, source``, those of ``experiment``;
     ``check`` names a column of the checks table). A ``value`` holds when ours equals it, an ``about`` when it is within
-    ``slack``; where it does not, the most specific configured reason (keys ``panel``, ``check``)."""
+    ``slack``; where it does not, the most specific configured reason (keys ``panel``, ``check``). A check
+    without a value of ours (a stopping rule that never fired in the iterations run: ``None``) does not
+    hold, and says so when no reason is configured."""
     import pandas as pd
 
     from .. import aggregate
@@ -1026,10 +1028,13 @@ def compare_checks(table: pd.DataFrame, spec: dict, experiment: str) -> pd.DataF
         raise ValueError(f"{spec['published']}: unknown kinds {bad} or panels/checks not in the checks table {missing}")
     rows = []
     for row in published.drop(columns=["experiment"]).itertuples(index=False):
-        ours = float(table.loc[table["panel"] == row.panel, row.check].iloc[0])
+        value = table.loc[table["panel"] == row.panel, row.check].iloc[0]
+        ours = float("nan") if value is None or pd.isna(value) else float(value)
         slack = 0.0 if row.kind == "value" or pd.isna(row.slack) else float(row.slack)
         holds = bool(abs(ours - row.published) <= slack)
         reason = "" if holds else aggregate.most_specific_reason(spec.get("reasons"), row, ("panel", "check"))
+        if ours != ours and not reason:
+            reason = "no value of ours: the check never happened in the iterations run"
         rows.append({**row._asdict(), "ours": ours, "difference": ours - row.published, "holds": holds,
                      "reason": reason})
     return pd.DataFrame(rows)

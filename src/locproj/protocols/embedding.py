@@ -1033,7 +1033,7 @@ def compare_checks(table: pd.DataFrame, spec: dict, experiment: str) -> pd.DataF
         slack = 0.0 if row.kind == "value" or pd.isna(row.slack) else float(row.slack)
         holds = bool(abs(ours - row.published) <= slack)
         reason = "" if holds else aggregate.most_specific_reason(spec.get("reasons"), row, ("panel", "check"))
-        if ours != ours and not reason:
+        if pd.isna(ours) and not reason:
             reason = "no value of ours: the check never happened in the iterations run"
         rows.append({**row._asdict(), "ours": ours, "difference": ours - row.published, "holds": holds,
                      "reason": reason})

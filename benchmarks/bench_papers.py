@@ -83,7 +83,7 @@ def job_kinds(jobs: Counter, target: str) -> dict[str, int]:
 
 def expected_results(config: dict, experiment: str) -> list[str]:
     """The result files (relative paths) an experiment's jobs write, by protocol."""
-    from locproj.experiments import experiment_jobs, result_path
+    from locproj.protocols.split_jobs import experiment_jobs, result_path
     from locproj.protocols import holdout, protocol_of
 
     spec = config["experiments"][experiment]

@@ -16,7 +16,7 @@ from locproj.aggregate import (
     write_comparison,
     write_tables,
 )
-from locproj.selection import JobResult, write_result
+from locproj.selection import SplitResult, write_result
 
 METHODS = ["raw", "pca", "llp"]
 
@@ -25,7 +25,7 @@ def fake_result(dataset, m, method, split, error, p, seconds=0.0):
     projected = method != "raw"
     n_grid = 2 if projected else 0
     cv_error = np.linspace(0.5, 0.1, 2 * 5).reshape(n_grid, 5) + error if projected else np.empty((0, 0))
-    return JobResult(
+    return SplitResult(
         method=method, classifier="1nn", classifier_params={}, grid=[{"k": 3}, {"k": 4}] if projected else [{}],
         cv_error=cv_error, cv_fold_error=np.empty((0, 0, 0)), capped=[], grid_index=0,
         params={"k": 3} if projected else {}, p=p, projected=projected, test_error=error,

@@ -12,7 +12,7 @@ from sklearn.svm import SVC
 
 from locproj.data import derive_view, holdout_split
 from locproj.data.prepare import Dataset, stratified_sample
-from locproj.experiments import make_factory
+from locproj.protocols.split_jobs import estimator_factory
 from locproj.protocols import holdout
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,7 +29,7 @@ def _run(method, values, grid=(0.01, 1.0), fixed=None, n=90):
     X, y = _toy(n)
     train, test, folds = holdout_split(y, seed=3)
     job = {"kind": holdout.method_kind(method), "values": values, "C_values": list(grid)}
-    out = holdout.run_holdout(job, make_factory(method, fixed or {}), X, y, folds, test, [7] * len(folds))
+    out = holdout.run_holdout(job, estimator_factory(method, fixed or {}), X, y, folds, test, [7] * len(folds))
     return X, y, test, folds, out
 
 
@@ -115,7 +115,7 @@ def test_an_r_beyond_the_method_is_left_empty():
     X, y = _toy()
     train, test, folds = holdout_split(y, seed=3)
     job = {"kind": "projection", "values": [2, 6], "C_values": [1.0]}
-    out = holdout.run_holdout(job, make_factory("pca", {}), X, y, folds, test, [0] * 10, limit=5)
+    out = holdout.run_holdout(job, estimator_factory("pca", {}), X, y, folds, test, [0] * 10, limit=5)
     assert np.isfinite(out["test_accuracy"][0]).all() and np.isnan(out["test_accuracy"][1]).all()
 
 
@@ -225,9 +225,9 @@ def test_pca_first_fits_a_pca_on_each_fold_before_the_projection():
     X, y = _toy(d=12)
     _, test, folds = holdout_split(y, seed=3)
     job = {"kind": "projection", "values": [2], "C_values": [1.0], "pca_first": 6}
-    out = holdout.run_holdout(job, make_factory("pca", {}), X, y, folds, test, [0] * 10)
+    out = holdout.run_holdout(job, estimator_factory("pca", {}), X, y, folds, test, [0] * 10)
     # PCA to 6 then PCA to 2 spans the first two principal directions: the same as PCA to 2 directly
-    direct = holdout.run_holdout({**job, "pca_first": None}, make_factory("pca", {}), X, y, folds, test, [0] * 10)
+    direct = holdout.run_holdout({**job, "pca_first": None}, estimator_factory("pca", {}), X, y, folds, test, [0] * 10)
     assert np.allclose(out["test_accuracy"], direct["test_accuracy"])
     fit, validation = folds[0]
     Z = PCA(6).fit(X[fit]).transform(X)

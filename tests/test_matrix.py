@@ -19,7 +19,7 @@ from scipy.stats import friedmanchisquare
 
 from locproj.aggregate import summarise
 from locproj.protocols import ranks
-from locproj.selection import JobResult, write_result
+from locproj.selection import SplitResult, write_result
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
@@ -143,7 +143,7 @@ def test_the_cd_diagram_is_written_as_png_and_pdf(tmp_path):
 
 
 def fake_result(dataset, m, method, split, error, seconds):
-    return JobResult(
+    return SplitResult(
         method=method, classifier="1nn", classifier_params={}, grid=[{}], cv_error=np.full((1, 3), error),
         cv_fold_error=np.empty((0, 0, 0)), capped=[], grid_index=0, params={}, p=2, projected=True,
         test_error=error, test_predictions=np.zeros(4, dtype=int), test_indices=None, fit_seconds=seconds / 10,
@@ -195,21 +195,21 @@ def test_write_ranks_gives_ranks_friedman_the_diagram_and_timing(tmp_path):
 def test_a_fixed_embedding_dimension_above_what_a_fit_gives_is_lowered():
     # SLLE's n_components = 100 (the matrix's grid) on 30 training samples in 8 dimensions: the fit
     # embeds in min(n - 1, d) = 8 dimensions instead of failing, and p runs up to that
-    from locproj.experiments import make_factory
+    from locproj.protocols.split_jobs import estimator_factory
     from locproj.registry import max_components
     from locproj.selection import fit_transform_all_p
 
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(30, 8)), np.repeat([0, 1, 2], 10)
-    make = make_factory("slle", {"reg": "auto"})
+    new_estimator = estimator_factory("slle", {"reg": "auto"})
     limit = lambda X, y: max_components("slle", len(X), 3, X.shape[1])    # noqa: E731
-    Z_fit, Z_other, _ = fit_transform_all_p(make, {"n_components": 100, "n_neighbors": 9, "alpha": 0.1}, X, y,
+    Z_fit, Z_other, _ = fit_transform_all_p(new_estimator, {"n_components": 100, "n_neighbors": 9, "alpha": 0.1}, X, y,
                                             X[:5], p_max=300, p_limit=limit)
     assert Z_fit.shape == (30, 8) and Z_other.shape == (5, 8)
-    Z_fit, _, _ = fit_transform_all_p(make, {"n_components": 100, "n_neighbors": 9, "alpha": 0.1}, X, y, X[:5],
+    Z_fit, _, _ = fit_transform_all_p(new_estimator, {"n_components": 100, "n_neighbors": 9, "alpha": 0.1}, X, y, X[:5],
                                       p_max=4, p_limit=limit)
     assert Z_fit.shape == (30, 4)
-    Z_fit, _, _ = fit_transform_all_p(make, {"n_components": 3, "n_neighbors": 9, "alpha": 0.1}, X, y, X[:5],
+    Z_fit, _, _ = fit_transform_all_p(new_estimator, {"n_components": 3, "n_neighbors": 9, "alpha": 0.1}, X, y, X[:5],
                                       p_max=300, p_limit=limit)
     assert Z_fit.shape == (30, 3)                                          # a smaller value is kept
 

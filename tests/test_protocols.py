@@ -13,7 +13,7 @@ from locproj.data import per_class_splits
 from locproj.experiments import job_config, partition_key, partition_size, split_path
 from locproj.methods import LocallyEmbeddedAnalysis
 from locproj.protocols import curve, protocol_of
-from locproj.selection import JobResult, read_result, run_job, write_result
+from locproj.selection import SplitResult, read_result, run_split, write_result
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -68,7 +68,7 @@ def test_job_config_asks_for_curves_only_in_the_curve_protocol():
     }}
     assert "test_curve" not in job_config(config, "table", "d", "pca")   # Table 2's job parameters unchanged
     assert job_config(config, "curve", "d", "pca")["test_curve"] is True
-    assert protocol_of(config["experiments"]["table"]) == "cv_table"
+    assert protocol_of(config["experiments"]["table"]).name == "cv_table"
     with pytest.raises(ValueError, match="unknown protocol"):
         protocol_of({"protocol": "bootstrap"})
 
@@ -93,7 +93,7 @@ def test_the_curve_equals_a_refit_at_every_dimension(method):
     def make(params, **extra):
         return PCA(**params, **extra) if method == "pca" else LocallyEmbeddedAnalysis(**fixed, **params, **extra)
 
-    result = run_job(X, y, X_test, y_test, method=method, make=make, m=12, p_max=20, n_folds=3, seed=0,
+    result = run_split(X, y, X_test, y_test, method=method, new_estimator=make, m=12, p_max=20, n_folds=3, seed=0,
                      test_curve=True)
     curve_errors = result.test_error_curve
     assert curve_errors.shape == (20,)
@@ -117,7 +117,7 @@ def test_cv_chooses_the_dimension_a_constructed_problem_needs():
 
     X, y = circle(30)
     X_test, y_test = circle(30)
-    result = run_job(X, y, X_test, y_test, method="pca", make=lambda params: PCA(**params), m=30, p_max=42,
+    result = run_split(X, y, X_test, y_test, method="pca", new_estimator=lambda params: PCA(**params), m=30, p_max=42,
                      n_folds=5, seed=0, test_curve=True)
     assert result.p == 2
     assert result.test_error == result.test_error_curve[1] < 0.1
@@ -126,7 +126,7 @@ def test_cv_chooses_the_dimension_a_constructed_problem_needs():
 
 def _result(dataset, m, method, split, curve_errors, p):
     curve_errors = np.asarray(curve_errors, dtype=float)
-    return JobResult(
+    return SplitResult(
         method=method, classifier="1nn", classifier_params={}, grid=[{}], cv_error=np.zeros((1, curve_errors.size)),
         cv_fold_error=np.zeros((2, 1, curve_errors.size)), capped=[], grid_index=0, params={}, p=p, projected=True,
         test_error=float(curve_errors[p - 1]), test_predictions=np.zeros(4), test_indices=None, fit_seconds=0.0,

@@ -20,14 +20,14 @@ from locproj._io import config_hash
 from locproj.data import Dataset, make_splits, prepare_dataset, read_dataset_file, read_splits, write_splits
 from locproj.data.prepare import write_dataset
 from locproj.experiments import job_config, partition_key, run_configured_job
-from locproj.selection import JobResult, read_result, write_result
+from locproj.selection import SplitResult, read_result, write_result
 
 # --------------------------------------------------------------------------- a full disk
 
 
 def _write_result(path):
     rng = np.random.default_rng(0)
-    result = JobResult(
+    result = SplitResult(
         method="lpp", classifier="1nn", classifier_params={}, grid=[{"n_neighbors": 3}, {"n_neighbors": 5}],
         cv_error=rng.random((2, 40)), cv_fold_error=rng.random((5, 2, 40)), capped=[], grid_index=1,
         params={"n_neighbors": 5}, p=7, projected=True, test_error=0.25, test_predictions=rng.integers(0, 9, 3000),

@@ -13,7 +13,7 @@ from locproj.selection import (
     cross_validate,
     read_result,
     resolve_grid,
-    run_job,
+    run_split,
     sigma0_squared,
     write_result,
 )
@@ -152,8 +152,8 @@ def split():
 @pytest.fixture(scope="module")
 def job(split):
     X_train, y_train, X_test, y_test, test = split
-    return run_job(
-        X_train, y_train, X_test, y_test, method="rolled", make=make_rolled,
+    return run_split(
+        X_train, y_train, X_test, y_test, method="rolled", new_estimator=make_rolled,
         grid_spec={"shift": [2, 0]}, m=10, p_max=10, seed=0, test_indices=test,
         meta={"experiment": "unit", "dataset": "cube", "m": 10, "split": 0},
     )
@@ -170,7 +170,7 @@ def test_run_job_refits_with_chosen_parameters(job, split):
 
 def test_raw_method_is_1nn_on_raw_data(split):
     X_train, y_train, X_test, y_test, _ = split
-    job = run_job(X_train, y_train, X_test, y_test, method="raw")
+    job = run_split(X_train, y_train, X_test, y_test, method="raw")
     expected = KNeighborsClassifier(1).fit(X_train, y_train).predict(X_test)
     np.testing.assert_array_equal(job.test_predictions, expected)
     assert (job.p, job.projected, job.cv_error.size) == (10, False, 0)

@@ -13,7 +13,8 @@ from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.neighbors import KNeighborsClassifier, NearestCentroid
 
 from locproj.data import per_class_splits
-from locproj.experiments import job_config, make_factory
+from locproj.experiments import job_config
+from locproj.protocols.split_jobs import estimator_factory
 from locproj.protocols import train_test
 
 CLASSIFIERS = {"ldc": {"classifier": "ldc"}, "1nn": {"classifier": "1nn"}, "nm": {"classifier": "nearest_mean"}}
@@ -51,14 +52,14 @@ def test_the_dimension_sweep_equals_a_fit_per_dimension(digits):
 
 def test_a_method_with_fewer_columns_has_no_error_beyond_them(digits):
     X_train, y_train, X_test, y_test = digits
-    make = make_factory("lda", {})
-    result = train_test.run_repetition(job("n_components", [2, 9, 12], max_components=9), make, X_train, y_train, X_test, y_test, 1)
+    new_estimator = estimator_factory("lda", {})
+    result = train_test.run_repetition(job("n_components", [2, 9, 12], max_components=9), new_estimator, X_train, y_train, X_test, y_test, 1)
     assert np.isfinite(result["errors"][:2]).all() and np.isnan(result["errors"][2]).all()   # c - 1 = 9
 
 
 def test_raw_data_give_a_flat_line(digits):
     X_train, y_train, X_test, y_test = digits
-    result = train_test.run_repetition(job("n_components", [1, 5], raw=True), make_factory("raw", {}), X_train,
+    result = train_test.run_repetition(job("n_components", [1, 5], raw=True), estimator_factory("raw", {}), X_train,
                                        y_train, X_test, y_test, 1)
     nn = KNeighborsClassifier(n_neighbors=1).fit(X_train, y_train).predict(X_test)
     assert result["errors"][0, 1] == result["errors"][1, 1] == pytest.approx(np.mean(nn != y_test))
@@ -79,7 +80,7 @@ def test_training_sets_over_n_are_nested_balanced_and_seeded():
 def test_the_size_sweep_fits_on_the_first_n_of_each_class(digits):
     X_train, y_train, X_test, y_test = digits
     result = train_test.run_repetition(job("n_per_class", [5, 20], {"nm": CLASSIFIERS["nm"]}),
-                                       make_factory("raw", {}), X_train, y_train, X_test, y_test, seed=11)
+                                       estimator_factory("raw", {}), X_train, y_train, X_test, y_test, seed=11)
     order = train_test.nested_order(y_train, 11)
     for t, n in enumerate([5, 20]):
         fit = train_test.first_per_class(order, n)
@@ -152,11 +153,11 @@ def written(tmp_path, digits):
     paths = []
     for method in SPEC["methods"]:
         entry = job_config({"seed": 1, "experiments": {"e": SPEC}}, "e", "digits", method)
-        make = make_factory(entry["registry_method"], (SPEC["methods"][method] or {}).get("fixed", {}))
+        new_estimator = estimator_factory(entry["registry_method"], (SPEC["methods"][method] or {}).get("fixed", {}))
         for split in range(3):
             rng = np.random.default_rng(split)
             keep = rng.permutation(len(y_train))[:300]
-            result = train_test.run_repetition(entry, make, X_train[keep], y_train[keep], X_test, y_test, seed=split)
+            result = train_test.run_repetition(entry, new_estimator, X_train[keep], y_train[keep], X_test, y_test, seed=split)
             path = tmp_path / f"{method}_{split}.h5"
             meta = {"experiment": "e", "dataset": "digits", "m": 40, "method": method, "split": split}
             train_test.write_repetition(path, result, entry, meta, {"seed": str(split)})
@@ -200,11 +201,11 @@ def test_a_method_that_is_not_nested_is_fitted_at_every_dimension(digits):
     X_train, y_train, X_test, y_test = digits
     fitted = []
 
-    def make(params):
+    def new_estimator(params):
         fitted.append(params["n_components"])
         return PCA(svd_solver="full", **params)
 
-    result = train_test.run_repetition(job("n_components", [1, 3, 8, 70], nested=False, max_components=64), make,
+    result = train_test.run_repetition(job("n_components", [1, 3, 8, 70], nested=False, max_components=64), new_estimator,
                                        X_train, y_train, X_test, y_test, seed=1)
     nested = train_test.run_repetition(job("n_components", [1, 3, 8]), pca_factory, X_train, y_train, X_test,
                                        y_test, seed=1)

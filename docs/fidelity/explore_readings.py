@@ -10,9 +10,9 @@ import sys
 import numpy as np
 
 from locproj.data import read_dataset_file, read_splits, scale
-from locproj.experiments import make_factory
+from locproj.protocols.split_jobs import estimator_factory
 from locproj.registry import max_components
-from locproj.selection import run_job
+from locproj.selection import run_split
 
 dataset, m, n_splits = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 data = read_dataset_file(f"data/processed/{dataset}.h5")
@@ -36,8 +36,8 @@ for label, (method, how, fixed, grid) in readings.items():
     X = scale(data.X, how)
     for split in range(n_splits):
         tr, te = splits["train"][split], splits["test"][split]
-        result = run_job(
-            X[tr], data.y[tr], X[te], data.y[te], method=method, make=make_factory(method, fixed),
+        result = run_split(
+            X[tr], data.y[tr], X[te], data.y[te], method=method, new_estimator=estimator_factory(method, fixed),
             grid_spec=grid, m=m, p_max=300, seed=split,
             p_limit=lambda A, y: max_components(method, n_samples=len(A), n_classes=len(np.unique(y)), n_features=A.shape[1]),
         )

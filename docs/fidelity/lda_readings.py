@@ -29,7 +29,7 @@ from locproj.data import read_dataset_file, read_splits
 from locproj.data.splits import derived_seed
 from locproj.methods import Fisherfaces
 from locproj.registry import max_components
-from locproj.selection import run_job
+from locproj.selection import run_split
 
 DATA = "data/processed/{}.h5"
 SPLITS = "results/splits/{}_m{}.h5"
@@ -202,8 +202,8 @@ def main():
                 tr, te = sp["train"][split], sp["test"][split]
                 seed = derived_seed(20070620, "llp_table2", dataset, m, split) % 2**32
                 t0 = time.perf_counter()
-                r = run_job(data.X[tr], data.y[tr], data.X[te], data.y[te], method="lda",
-                            make=lambda params, name=name: READINGS[name](), grid_spec=None, m=m,
+                r = run_split(data.X[tr], data.y[tr], data.X[te], data.y[te], method="lda",
+                            new_estimator=lambda params, name=name: READINGS[name](), grid_spec=None, m=m,
                             p_max=300, p_limit=p_limit, classifier="1nn", n_folds=5, seed=seed)
                 dt = time.perf_counter() - t0
                 rec = dict(reading=name, dataset=dataset, m=m, split=split,

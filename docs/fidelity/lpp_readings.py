@@ -24,7 +24,7 @@ from sklearn.decomposition import PCA
 from locproj.data import derived_seed, read_dataset_file, read_splits
 from locproj.methods import LocalityPreservingProjection
 from locproj.registry import max_components
-from locproj.selection import run_job
+from locproj.selection import run_split
 
 GRID = {"n_neighbors": [5, 10, 20, "m-1"], "gamma": {"sigma0_sq_times": [0.0625, 0.125, 0.25, 0.5, 1, 2, 4, 8, 16]}}
 
@@ -69,8 +69,8 @@ def main():
         for split in range(n_splits):
             tr, te = splits["train"][split], splits["test"][split]
             seed = derived_seed(20070620, "llp_table2", dataset, m, split) % (2**32)   # Table 2's folds
-            result = run_job(
-                data.X[tr], data.y[tr], data.X[te], data.y[te], method="lpp", make=make(reading), grid_spec=GRID,
+            result = run_split(
+                data.X[tr], data.y[tr], data.X[te], data.y[te], method="lpp", new_estimator=make(reading), grid_spec=GRID,
                 m=m, p_max=300, seed=seed,
                 p_limit=lambda A, y: max_components("lpp", n_samples=len(A), n_classes=len(np.unique(y)),
                                                     n_features=A.shape[1]),

@@ -17,9 +17,7 @@ Documented rules
 
 from __future__ import annotations
 
-import io
 import json
-import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -27,7 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import ranksums
 
-from locproj._io import atomic_path
+from locproj.reporting import new_figure, note_below, ordered, save_figure, write_table_files
 from locproj.selection import read_result
 
 ID_COLUMNS = ["experiment", "dataset", "m", "method", "split"]
@@ -115,13 +113,6 @@ def significantly_best(errors_by_method: Mapping, alpha=0.01, alternative="less"
     }
 
 
-def _ordered(values, order=None):
-    present = list(dict.fromkeys(values))
-    if order is None:
-        return sorted(present)
-    return [value for value in order if value in present]
-
-
 def summarise(df: pd.DataFrame, methods_order: Sequence | None = None, *, alpha=0.01, alternative="less"):
     """One row per (dataset, m, method): errors in %, mean chosen p and significance.
 
@@ -140,7 +131,7 @@ def summarise(df: pd.DataFrame, methods_order: Sequence | None = None, *, alpha=
         Columns ``dataset, m, method, mean_error, std_error`` (%, ddof=1),
         ``mean_dim`` (NaN when not projected), ``n_splits, best``.
     """
-    methods = _ordered(df["method"], methods_order)
+    methods = ordered(df["method"], methods_order)
     df = df[df["method"].isin(methods)]
     rows = []
     for (dataset, m), group in df.groupby(ROW_KEYS, sort=True):
@@ -148,7 +139,7 @@ def summarise(df: pd.DataFrame, methods_order: Sequence | None = None, *, alpha=
         best = significantly_best(
             {name: part["test_error"] for name, part in by_method.items()}, alpha=alpha, alternative=alternative
         )
-        for name in _ordered(by_method, methods):
+        for name in ordered(by_method, methods):
             part = by_method[name]
             errors = 100 * part["test_error"].to_numpy(dtype=float)
             rows.append({
@@ -161,25 +152,6 @@ def summarise(df: pd.DataFrame, methods_order: Sequence | None = None, *, alpha=
 
 
 # --------------------------------------------------------------------------- text writers
-
-
-def write_text(path, text: str) -> None:
-    """Write UTF-8 text with ``\\n`` line endings atomically."""
-    with atomic_path(path) as tmp:
-        Path(tmp).write_bytes(text.encode("utf-8"))
-
-
-def _frame_to_csv(frame: pd.DataFrame) -> str:
-    buffer = io.StringIO()
-    frame.to_csv(buffer, index=False, lineterminator="\n", float_format="%.10g")
-    return buffer.getvalue()
-
-
-def _frame_to_markdown(frame: pd.DataFrame) -> str:
-    cells = frame.map(lambda value: "" if pd.isna(value) else str(value).replace("|", "\\|"))
-    lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "---|" * frame.shape[1]]
-    lines += ["| " + " | ".join(row) + " |" for row in cells.itertuples(index=False)]
-    return "\n".join(lines) + "\n"
 
 
 _STYLES = {
@@ -199,8 +171,8 @@ def format_cell(mean, std, dim=np.nan, best=False, style="plain") -> str:
 def wide_table(summary: pd.DataFrame, methods_order=None, method_labels=None, dataset_order=None, style="plain"):
     """Rows dataset x m, one formatted column per method, like the paper's Table 2."""
     labels = dict(method_labels or {})
-    methods = _ordered(summary["method"], methods_order)
-    datasets = _ordered(summary["dataset"], dataset_order)
+    methods = ordered(summary["method"], methods_order)
+    datasets = ordered(summary["dataset"], dataset_order)
     cells = summary.assign(
         cell=[format_cell(r.mean_error, r.std_error, r.mean_dim, r.best, style) for r in summary.itertuples()]
     )
@@ -211,48 +183,6 @@ def wide_table(summary: pd.DataFrame, methods_order=None, method_labels=None, da
     table["dataset"] = table["dataset"].astype(str)
     table.columns.name = None
     return table.rename(columns={name: labels.get(name, name) for name in methods})
-
-
-def _tex_escape(text) -> str:
-    text = str(text).replace("_", "\\_").replace("%", "\\%").replace("&", "\\&")
-    return text.replace(DAGGER, "$^\\dagger$")
-
-
-def _to_latex(table: pd.DataFrame) -> str:
-    header = " & ".join(_tex_escape(c) for c in ["Dataset", "$m$", *table.columns[2:]]) + " \\\\"
-    lines = ["\\begin{tabular}{lr" + "c" * (table.shape[1] - 2) + "}", "\\toprule", header]
-    previous = None
-    for row in table.itertuples(index=False):
-        dataset, rest = row[0], [str(v) for v in row[1:]]
-        if dataset != previous:
-            lines.append("\\midrule")
-        name = _tex_escape(dataset) if dataset != previous else ""
-        lines.append(" & ".join([name, *rest]) + " \\\\")
-        previous = dataset
-    lines += ["\\bottomrule", "\\end{tabular}"]
-    return "\n".join(lines) + "\n"
-
-
-# --------------------------------------------------------------------------- notes on the data
-
-DAGGER = "†"
-
-
-def _with_notes(frame: pd.DataFrame, notes) -> pd.DataFrame:
-    """A ``data_note`` column: how a row's public data differ from the paper's ('' where they do not)."""
-    return frame.assign(data_note=frame["dataset"].map(lambda d: (notes or {}).get(d, "")))
-
-
-def _mark_noted(frame: pd.DataFrame, notes) -> pd.DataFrame:
-    return frame.assign(dataset=frame["dataset"].map(lambda d: f"{d}{DAGGER}" if d in (notes or {}) else d))
-
-
-def notes_text(notes, datasets, style="plain") -> str:
-    """The footnotes of the noted datasets among ``datasets``, to follow a Markdown or LaTeX table."""
-    noted = [name for name in dict.fromkeys(datasets) if name in (notes or {})]
-    if style == "tex":
-        return "".join(f"\\par\\footnotesize $^\\dagger$ {_tex_escape(n)}: {_tex_escape(notes[n])}\n" for n in noted)
-    return "".join(f"\n{DAGGER} {n}: {notes[n]}\n" for n in noted)
 
 
 def write_tables(summary, out_dir, *, stem="table", methods_order=None, method_labels=None,
@@ -271,19 +201,9 @@ def write_tables(summary, out_dir, *, stem="table", methods_order=None, method_l
     -------
     list of Path
     """
-    out_dir = Path(out_dir)
     options = dict(methods_order=methods_order, method_labels=method_labels, dataset_order=dataset_order)
-    plain = wide_table(summary, **options)
-    shown = list(plain["dataset"])
-    outputs = {
-        f"{stem}.csv": _frame_to_csv(_with_notes(summary, data_notes)),
-        f"{stem}.md": _frame_to_markdown(_mark_noted(plain, data_notes)) + notes_text(data_notes, shown),
-        f"{stem}.tex": _to_latex(_mark_noted(wide_table(summary, style="tex", **options), data_notes))
-        + notes_text(data_notes, shown, style="tex"),
-    }
-    for name, text in outputs.items():
-        write_text(out_dir / name, text)
-    return [out_dir / name for name in outputs]
+    return write_table_files(out_dir, stem, summary, wide_table(summary, **options),
+                             latex=wide_table(summary, style="tex", **options), notes=data_notes)
 
 
 # --------------------------------------------------------------------------- comparison with the paper
@@ -383,24 +303,13 @@ def read_published(path) -> pd.DataFrame:
 def write_comparison(comparison: pd.DataFrame, out_dir, data_notes=None) -> list[Path]:
     """Write ``comparison.csv`` (with a ``data_note`` column) and ``comparison.md`` (numbers rounded
     to 0.1, noted datasets marked † with their note below)."""
-    out_dir = Path(out_dir)
     rounded = comparison.copy()
     numeric = rounded.select_dtypes("number").columns.drop("m", errors="ignore")
     rounded[numeric] = rounded[numeric].map(lambda v: "" if pd.isna(v) else f"{v:.1f}")
-    write_text(out_dir / "comparison.csv", _frame_to_csv(_with_notes(comparison, data_notes)))
-    write_text(out_dir / "comparison.md", _frame_to_markdown(_mark_noted(rounded, data_notes))
-               + notes_text(data_notes, comparison["dataset"]))
-    return [out_dir / "comparison.csv", out_dir / "comparison.md"]
+    return write_table_files(out_dir, "comparison", comparison, rounded, notes=data_notes)
 
 
 # --------------------------------------------------------------------------- figures
-
-_METADATA = {
-    "png": {"Software": None},
-    "pdf": {"Creator": None, "Producer": None, "CreationDate": None},
-    "svg": {"Creator": None, "Date": None},
-}
-
 
 def plot_cv_curves(curves: pd.DataFrame, out_dir, *, methods_order=None, method_labels=None,
                    formats=("png", "pdf"), dpi=150, data_notes=None) -> list[Path]:
@@ -429,7 +338,7 @@ def plot_cv_curves(curves: pd.DataFrame, out_dir, *, methods_order=None, method_
         axes = figure.subplots(1, len(ms), squeeze=False)[0]
         for ax, m in zip(axes, ms):
             panel = per_dataset[per_dataset["m"] == m]
-            for method in _ordered(panel["method"], methods_order):
+            for method in ordered(panel["method"], methods_order):
                 line = panel[panel["method"] == method]
                 ax.plot(line["p"], line["cv_error"], label=labels.get(method, method), linewidth=1)
             ax.set(title=f"{dataset}, m = {m}", xlabel="p", ylabel="CV error (%)")
@@ -441,32 +350,3 @@ def plot_cv_curves(curves: pd.DataFrame, out_dir, *, methods_order=None, method_
     return written
 
 
-def note_below(figure, text: str, width: int, bottom: float) -> None:
-    """Write ``text`` (wrapped at ``width`` characters) under the axes, which are raised to ``bottom``."""
-    figure.subplots_adjust(bottom=bottom)
-    figure.text(0.01, 0.01, textwrap.fill(text, width), fontsize="small")
-
-
-def new_figure(figsize):
-    """A matplotlib Figure on an Agg canvas (no pyplot state, safe in any thread)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=figsize)
-    FigureCanvasAgg(figure)
-    return figure
-
-
-def save_figure(figure, stem, formats=("png", "pdf"), dpi=150) -> list[Path]:
-    """Save ``figure`` as ``<stem>.<format>`` for each format, atomically and without timestamps or
-    version strings (fixed SVG hash salt), so that reruns give the same bytes."""
-    import matplotlib
-
-    written = []
-    with matplotlib.rc_context({"svg.hashsalt": "locproj"}):
-        for fmt in formats:
-            path = Path(f"{stem}.{fmt}")
-            with atomic_path(path) as tmp:
-                figure.savefig(tmp, format=fmt, dpi=dpi, metadata=_METADATA.get(fmt))
-            written.append(path)
-    return written

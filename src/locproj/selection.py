@@ -1,4 +1,4 @@
-"""Model selection for one (dataset, m, split, method) job, and its result file.
+"""Model selection for one (dataset, m, split, method): one split's computation, and its result file.
 
 Protocol (Wu et al. 2007, §6.2): five-fold cross-validation on the training part
 of a split chooses the hyper-parameters and the number of projections p jointly;
@@ -140,7 +140,7 @@ def resolve_grid(method_grid_spec, X_train, y_train, m=None, *, neighbour_params
 
 @dataclasses.dataclass
 class CVResult:
-    """Cross-validation errors of one job.
+    """Cross-validation errors of one split.
 
     Attributes
     ----------
@@ -188,19 +188,19 @@ def _at_most(estimator, n_columns):
     return estimator
 
 
-def _fit_first_columns(make, params, X, y, n_columns):
-    """``make(params)`` fitted on ``(X, y)``; a graph-embedding method is asked for only
+def _fit_first_columns(new_estimator, params, X, y, n_columns):
+    """``new_estimator(params)`` fitted on ``(X, y)``; a graph-embedding method is asked for only
     ``n_columns`` projections (its columns are nested, so these are unchanged), and refitted with
     all of them if the data's rank turns out to be lower."""
     # imported here: it needs scikit-learn, which the raw method never loads
     from locproj.methods._base import GraphEmbeddingTransformer
 
-    estimator = _at_most(make(dict(params)), n_columns)
+    estimator = _at_most(new_estimator(dict(params)), n_columns)
     if isinstance(estimator, GraphEmbeddingTransformer) and estimator.n_components is None:
         try:
             return estimator.set_params(n_components=n_columns).fit(X, y)
         except ValueError:
-            estimator = _at_most(make(dict(params)), n_columns)
+            estimator = _at_most(new_estimator(dict(params)), n_columns)
     return estimator.fit(X, y)
 
 
@@ -211,16 +211,16 @@ def _transform_first(estimator, X, n_columns):
     return np.asarray(estimator.transform(X), dtype=np.float64)[:, :n_columns]
 
 
-def fit_transform_all_p(make, params, X_fit, y_fit, X_other, p_max, p_limit=None):
-    """Fit ``make(params)`` on ``(X_fit, y_fit)``; return (Z_fit, Z_other, fit_seconds) with
+def fit_transform_all_p(new_estimator, params, X_fit, y_fit, X_other, p_max, p_limit=None):
+    """Fit ``new_estimator(params)`` on ``(X_fit, y_fit)``; return (Z_fit, Z_other, fit_seconds) with
     ``p_fit = min(p_max, columns available, p_limit)`` columns.  Below the limit, only ``p_max``
     projections are computed (:func:`_fit_first_columns`)."""
     limit = _limit(p_limit, X_fit, y_fit)
     start = time.perf_counter()
     if p_max < limit:
-        estimator = _fit_first_columns(make, params, X_fit, y_fit, p_max)
+        estimator = _fit_first_columns(new_estimator, params, X_fit, y_fit, p_max)
     else:
-        estimator = _at_most(make(dict(params)), limit).fit(X_fit, y_fit)
+        estimator = _at_most(new_estimator(dict(params)), limit).fit(X_fit, y_fit)
     seconds = time.perf_counter() - start
     Z_fit = _transform_first(estimator, X_fit, p_max)
     p_fit = int(min(p_max, Z_fit.shape[1], limit))
@@ -234,7 +234,7 @@ def folds_for(y, n_folds: int) -> int:
 
 
 def cross_validate(
-    make: Callable,
+    new_estimator: Callable,
     grid: Sequence[Mapping],
     X,
     y,
@@ -253,8 +253,8 @@ def cross_validate(
 
     Parameters
     ----------
-    make : callable
-        ``make(params) -> estimator`` whose ``transform`` returns the projection
+    new_estimator : callable
+        ``new_estimator(params) -> estimator`` whose ``transform`` returns the projection
         with columns in order of optimality.
     grid : sequence of dict
         Concrete grid points (from :func:`resolve_grid`).
@@ -295,7 +295,7 @@ def cross_validate(
             ]
             key = json.dumps(_plain(params), sort_keys=True)
             if key not in cache:
-                Z_fit, Z_held, _ = fit_transform_all_p(make, params, X_fit, y_fit, X_held, p_max, p_limit)
+                Z_fit, Z_held, _ = fit_transform_all_p(new_estimator, params, X_fit, y_fit, X_held, p_max, p_limit)
                 predictions = predict_all_p(
                     Z_fit, y_fit, Z_held, classifier=classifier,
                     classifier_params=classifier_params, max_bytes=max_bytes, n_jobs=n_jobs,
@@ -331,12 +331,12 @@ def choose(cv_error, atol=1e-12):
     return int(grid_index), int(p_index) + 1
 
 
-# --------------------------------------------------------------------------- one job
+# --------------------------------------------------------------------------- one split
 
 
 @dataclasses.dataclass
-class JobResult:
-    """Outcome of one (dataset, m, split, method) job; see :func:`write_result` for the file layout."""
+class SplitResult:
+    """Outcome of one split's computation (dataset, m, split, method); see :func:`write_result` for the file layout."""
 
     method: str
     classifier: str
@@ -361,14 +361,14 @@ class JobResult:
     test_error_curve: np.ndarray | None = None
 
 
-def run_job(
+def run_split(
     X_train,
     y_train,
     X_test,
     y_test,
     *,
     method,
-    make=None,
+    new_estimator=None,
     grid_spec=None,
     m=None,
     p_max=300,
@@ -383,10 +383,10 @@ def run_job(
     max_bytes=DEFAULT_MAX_BYTES,
     n_jobs=1,
     test_curve=False,
-) -> JobResult:
+) -> SplitResult:
     """Resolve the grid, cross-validate, refit on the whole training part and test.
 
-    For ``method == 'raw'`` (or ``make is None``) there is no projection and no
+    For ``method == 'raw'`` (or ``new_estimator is None``) there is no projection and no
     CV: the classifier runs on the raw features and ``p`` is their number.
 
     Parameters
@@ -395,8 +395,8 @@ def run_job(
         One training/test split.
     method : str
         Method name (stored in the result).
-    make : callable, optional
-        Estimator factory ``make(params) -> estimator``.
+    new_estimator : callable, optional
+        Estimator factory ``new_estimator(params) -> estimator``.
     grid_spec : mapping, optional
         Configuration grid, see :func:`resolve_grid`.
     m : int, optional
@@ -414,7 +414,7 @@ def run_job(
 
     Returns
     -------
-    JobResult
+    SplitResult
     """
     X_train, y_train = np.asarray(X_train, dtype=np.float64), np.asarray(y_train)
     X_test, y_test = np.asarray(X_test, dtype=np.float64), np.asarray(y_test)
@@ -426,9 +426,9 @@ def run_job(
         test_indices=None if test_indices is None else np.asarray(test_indices),
         n_folds=folds_for(y_train, n_folds), cv_seed=seed, p_max=p_max, meta=dict(meta or {}),
     )
-    if method == RAW_METHOD or make is None:
+    if method == RAW_METHOD or new_estimator is None:
         predictions = predict_at_p(X_train, y_train, X_test, X_train.shape[1], **predict_options)
-        return JobResult(
+        return SplitResult(
             grid=[{}], cv_error=np.empty((0, 0)), cv_fold_error=np.empty((0, 0, 0)), capped=[],
             grid_index=0, params={}, p=X_train.shape[1], projected=False,
             test_error=float(np.mean(predictions != y_test)), test_predictions=predictions,
@@ -438,7 +438,7 @@ def run_job(
     grid = resolve_grid(grid_spec, X_train, y_train, m, neighbour_params=neighbour_params)
     start = time.perf_counter()
     cv = cross_validate(
-        make, grid, X_train, y_train, n_folds=n_folds, p_max=p_max, p_limit=p_limit, seed=seed,
+        new_estimator, grid, X_train, y_train, n_folds=n_folds, p_max=p_max, p_limit=p_limit, seed=seed,
         neighbour_params=neighbour_params, **predict_options,
     )
     cv_seconds = time.perf_counter() - start
@@ -448,12 +448,12 @@ def run_job(
     capped = cv.capped + [
         {"fold": -1, "grid_index": grid_index, "param": n, "requested": r, "used": u} for n, r, u in changes
     ]
-    Z_train, Z_test, fit_seconds = fit_transform_all_p(make, params, X_train, y_train, X_test, p_max, p_limit)
+    Z_train, Z_test, fit_seconds = fit_transform_all_p(new_estimator, params, X_train, y_train, X_test, p_max, p_limit)
     if p > Z_train.shape[1]:
         raise RuntimeError(f"refit gives {Z_train.shape[1]} projections, CV chose p={p}")
     predictions = predict_at_p(Z_train, y_train, Z_test, p, **predict_options)
     curve = error_rates(predict_all_p(Z_train, y_train, Z_test, **predict_options), y_test) if test_curve else None
-    return JobResult(
+    return SplitResult(
         grid=grid, cv_error=cv.error, cv_fold_error=cv.fold_error, capped=capped,
         grid_index=grid_index, params=params, p=p, projected=True,
         test_error=float(np.mean(predictions != y_test)), test_predictions=predictions,
@@ -504,7 +504,7 @@ _SCALAR_FIELDS = (
 )
 
 
-def _write_h5(handle, result: JobResult, provenance):
+def _write_h5(handle, result: SplitResult, provenance):
     def dataset(name, data):
         handle.create_dataset(name, data=data, track_times=False)
 
@@ -530,7 +530,7 @@ def _write_h5(handle, result: JobResult, provenance):
     _set_attrs(chosen, result.params)
 
 
-def write_result(path, result: JobResult, provenance=None):
+def write_result(path, result: SplitResult, provenance=None):
     """Write ``result`` to an HDF5 file atomically (no file at ``path`` if writing fails).
 
     Layout
@@ -549,9 +549,9 @@ def write_result(path, result: JobResult, provenance=None):
         One per chosen hyper-parameter.
     ``/test_predictions`` (n_test,), ``/test_indices`` (n_test,) if given.
     ``/test_error_curve`` (p_fit,)
-        Test error at every p (fraction), when the job recorded it (``test_curve``).
+        Test error at every p (fraction), when the split recorded it (``test_curve``).
 
-    Only the two ``*_seconds`` attributes vary between reruns of the same job.
+    Only the two ``*_seconds`` attributes vary between reruns of the same split.
     """
     with writing_h5(path, track_order=False) as handle:
         _write_h5(handle, result, provenance)

@@ -5,21 +5,20 @@ from snakemake.utils import validate
 
 from locproj.data.checks import check_dataset_options, check_local_datasets
 from locproj.data.sources import local_files
+from locproj.config import data_file
 from locproj.experiments import (
+    aggregation_inputs,
     check_experiments,
     experiment_notes,
+    experiment_outputs,
     expand_targets,
-    experiment_jobs,
     job_config,
-    n_splits,
+    job_rules,
     partition_key,
     replace_experiments,
     report_categories,
-    result_path,
-    split_blocks,
     split_path,
 )
-from locproj.protocols import SPLIT_PROTOCOLS, holdout, protocol_of
 
 # an overlay's `replace_experiments` first (it replaces whole experiments, which a merged
 # --configfile cannot), so that the replacements are validated and checked like any experiment;
@@ -77,15 +76,6 @@ def buildable_datasets():
     return [name for name, spec in DATASETS.items() if not spec.get("optional", False)]
 
 
-def data_file(name):
-    """The HDF5 file holding a dataset or a view."""
-    if name in DATASETS:
-        return f"data/processed/{name}.h5"
-    if name in VIEWS:
-        return f"data/views/{name}.h5"
-    raise ValueError(f"{name!r} is neither a dataset nor a view in the config")
-
-
 def split_targets():
     return [
         split_path(config, name, m if m == "holdout" else partition_key(m))
@@ -95,7 +85,7 @@ def split_targets():
 
 
 def all_targets():
-    return [data_file(name) for name in buildable_datasets()] + split_targets()
+    return [data_file(config, name) for name in buildable_datasets()] + split_targets()
 
 
 EXPERIMENTS = config.get("experiments", {})
@@ -106,55 +96,10 @@ TARGETS = expand_targets(config.get("targets", {}), EXPERIMENTS)
 REPORT_CATEGORIES = report_categories(config.get("targets", {}), EXPERIMENTS)
 
 
-def holdout_protocol(spec):
-    """True for a holdout_curve experiment: its jobs are blocks of r, not of splits."""
-    return protocol_of(spec) == "holdout_curve"
-
-
-def experiment_results(experiment):
-    if protocol_of(EXPERIMENTS[experiment]) == "holdout_curve":
-        return [
-            holdout.result_path(experiment, *job)
-            for job in holdout.jobs(config, experiment)
-        ]
-    return [
-        result_path(experiment, *job) for job in experiment_jobs(config, experiment)
-    ]
-
-
-def panel_results(experiment):
-    return {
-        panel: f"results/{experiment}/panels/{panel}.h5"
-        for panel in EXPERIMENTS[experiment]["panels"]
-    }
-
-
-# what a cv_table experiment with `ranks` adds (locproj.protocols.ranks), besides figures/cd_diagram.*
-RANKS_OUTPUTS = ("ranks.csv", "ranks.md", "friedman.md", "timing.csv", "timing.md")
-
-
-def table_name(experiment):
-    return EXPERIMENTS[experiment].get("table_name", "table")
-
-
-def experiment_outputs(experiment):
+def target_outputs(experiment):
     """The files an experiment's target asks for (its aggregation writes them all)."""
-    out = f"results/{experiment}"
-    protocol = protocol_of(EXPERIMENTS[experiment])
-    if protocol == "cv_table":
-        ranks = (
-            [f"{out}/{name}" for name in RANKS_OUTPUTS]
-            if EXPERIMENTS[experiment].get("ranks")
-            else []
-        )
-        return [f"{out}/{table_name(experiment)}.md", f"{out}/comparison.md", *ranks]
-    if protocol in ("dimension_curve", "train_test_curve", "holdout_curve"):
-        return [
-            f"{out}/{table_name(experiment)}.md",
-            f"{out}/comparison.md",
-            f"{out}/curves.csv",
-        ]
-    published = (
-        [f"{out}/comparison.md"] if EXPERIMENTS[experiment].get("published") else []
-    )
-    return [f"{out}/checks.md", f"{out}/metadata.yaml", *published]
+    return [
+        output.path
+        for output in experiment_outputs(EXPERIMENTS[experiment], experiment)
+        if output.target
+    ]

@@ -38,7 +38,7 @@ rule prepare:
 
 rule derive_view:
     input:
-        lambda wc: data_file(VIEWS[wc.view]["dataset"]),
+        lambda wc: data_file(config, VIEWS[wc.view]["dataset"]),
     output:
         "data/views/{view}.h5",
     log:
@@ -62,4 +62,4 @@ rule derive_view:
 rule datasets:
     default_target: False
     input:
-        [data_file(name) for name in buildable_datasets()],
+        [data_file(config, name) for name in buildable_datasets()],

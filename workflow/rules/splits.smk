@@ -5,7 +5,7 @@
 
 rule split_per_class:
     input:
-        lambda wc: data_file(wc.name),
+        lambda wc: data_file(config, wc.name),
     output:
         "results/splits/{name}_{partition}.h5",
     log:
@@ -27,7 +27,7 @@ rule split_per_class:
 
 rule split_partitions:
     input:
-        lambda wc: data_file(wc.name),
+        lambda wc: data_file(config, wc.name),
     output:
         "results/splits/{name}_{partition}_n{n}.h5",
     log:
@@ -50,7 +50,7 @@ rule split_partitions:
 
 rule split_holdout:
     input:
-        lambda wc: data_file(wc.name),
+        lambda wc: data_file(config, wc.name),
     output:
         "results/splits/{name}_holdout.h5",
     log:
@@ -71,7 +71,7 @@ rule split_holdout:
 
 rule split_holdout_by_group:
     input:
-        lambda wc: data_file(wc.name),
+        lambda wc: data_file(config, wc.name),
     output:
         "results/splits/{name}_holdout_t{t}f{k}.h5",
     log:

@@ -1,6 +1,7 @@
 """Experiment protocols: what the jobs of an experiment compute, and how they are aggregated.
 
-An experiment names its ``protocol`` in the config (default ``cv_table``):
+An experiment names its ``protocol`` in the config (default ``cv_table``); :data:`PROTOCOLS` maps
+the name to the protocol's object, whose contract is :class:`.base.Protocol`:
 
 ``cv_table`` (:mod:`.table`)
     Per-class random splits, the inner cross-validation of :mod:`locproj.selection` choosing the
@@ -19,38 +20,38 @@ An experiment names its ``protocol`` in the config (default ``cv_table``):
     One fit per panel, training and novel points mapped to 2-D or 3-D and drawn, basis vectors drawn
     as images: Figs. 1-3 of paper 001.
 
-The split protocols share the job engine of :mod:`locproj.experiments` (splits, blocks,
-seeds) and the CV and evaluation core (:mod:`locproj.selection`, :mod:`locproj.evaluation`); a
-protocol module adds only what differs.
+The split protocols share the jobs of :mod:`.split_jobs` (splits, blocks, seeds) and the CV and
+evaluation core (:mod:`locproj.selection`, :mod:`locproj.evaluation`); a protocol module adds only
+what differs. Adding a protocol is one module, its schema entry and one line here
+(``docs/protocols.md``).
 """
 
-PROTOCOLS = ("cv_table", "dimension_curve", "train_test_curve", "holdout_curve", "embedding")
+from __future__ import annotations
 
-#: Protocols whose jobs are (dataset, partition, method, block of splits).
-SPLIT_PROTOCOLS = ("cv_table", "dimension_curve", "train_test_curve", "holdout_curve")
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .base import Protocol
+
+#: The registry: protocol name -> the module (of this package) whose ``PROTOCOL`` it is. A module
+#: is imported when its protocol is first asked for, so that a job loads only its own protocol.
+PROTOCOLS = {
+    "cv_table": "table",
+    "dimension_curve": "curve",
+    "train_test_curve": "train_test",
+    "holdout_curve": "holdout",
+    "embedding": "embedding",
+}
 
 
-def protocol_of(spec: dict) -> str:
-    """The protocol an experiment's config entry names."""
-    name = spec.get("protocol", "cv_table")
+def protocol_named(name: str) -> Protocol:
+    """The protocol object registered under ``name``."""
     if name not in PROTOCOLS:
-        raise ValueError(f"unknown protocol {name!r}; use one of {PROTOCOLS}")
-    return name
+        raise ValueError(f"unknown protocol {name!r}; use one of {tuple(PROTOCOLS)}")
+    return importlib.import_module(f".{PROTOCOLS[name]}", __name__).PROTOCOL
 
 
-def aggregate(spec: dict, inputs, out_dir, seed=None, notes=None) -> None:
-    """Aggregate an experiment's job outputs into ``out_dir`` by its protocol: ``inputs`` are the
-    result files (split protocols) or ``{panel: file}`` (embedding); ``notes`` say where the
-    public data differ from the paper's (:func:`locproj.experiments.data_notes`)."""
-    name = protocol_of(spec)
-    if name == "cv_table":
-        from .table import aggregate_table as run
-    elif name == "dimension_curve":
-        from .curve import aggregate_curves as run
-    elif name == "train_test_curve":
-        from .train_test import aggregate_train_test as run
-    elif name == "holdout_curve":
-        from .holdout import aggregate_holdout as run
-    else:
-        from .embedding import aggregate_embedding as run
-    run(spec, inputs, out_dir, seed=seed, notes=notes)
+def protocol_of(spec: dict) -> Protocol:
+    """The protocol an experiment's config entry names (default ``cv_table``)."""
+    return protocol_named(spec.get("protocol", "cv_table"))

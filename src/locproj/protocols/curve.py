@@ -1,8 +1,8 @@
 """The ``dimension_curve`` protocol (paper 001, Fig. 4): test error against the dimension.
 
-The jobs are those of :mod:`locproj.experiments` on per-class partitions (a count or a fraction of
+The jobs are those of :mod:`.split_jobs` on per-class partitions (a count or a fraction of
 each class), with ``test_curve`` set: each method is cross-validated and refitted once per
-partition (:func:`locproj.selection.run_job`), and the refitted projection's 1-NN test error is
+partition (:func:`locproj.selection.run_split`), and the refitted projection's 1-NN test error is
 recorded at every dimension ``1..D`` (``D`` the method's bound, ``c - 1`` for LDA). From them:
 
 * **lowest over dimensions** (the paper's number): per partition the lowest test error over the
@@ -24,9 +24,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import aggregate
-from ..experiments import write_metadata
+from .. import aggregate, reporting
+from ..reporting import write_metadata
 from ..selection import read_result
+from .split_jobs import SplitProtocol
 
 _KEYS = ["dataset", "m", "method"]
 
@@ -109,15 +110,11 @@ def write_tables(lowest, by_cv, out_dir, *, stem, methods_order, method_labels, 
     for title, summary in sections:
         plain = _as_config_sizes(aggregate.wide_table(summary, **options))
         shown += list(plain["dataset"])
-        markdown.append(f"**{title}**\n\n" + aggregate._frame_to_markdown(aggregate._mark_noted(plain, notes)))
+        markdown.append(f"**{title}**\n\n" + reporting.frame_to_markdown(reporting.mark_noted(plain, notes)))
         tex = _as_config_sizes(aggregate.wide_table(summary, style="tex", **options))
-        latex.append(f"% {title}\n" + aggregate._to_latex(aggregate._mark_noted(tex, notes)))
-    aggregate.write_text(out_dir / f"{stem}.csv",
-                         aggregate._frame_to_csv(aggregate._with_notes(both_numbers(lowest, by_cv), notes)))
-    aggregate.write_text(out_dir / f"{stem}.md", "\n".join(markdown) + aggregate.notes_text(notes, shown))
-    aggregate.write_text(out_dir / f"{stem}.tex",
-                         "\n".join(latex) + aggregate.notes_text(notes, shown, style="tex"))
-
+        latex.append(f"% {title}\n" + reporting.to_latex(reporting.mark_noted(tex, notes)))
+    reporting.write_table_files(out_dir, stem, both_numbers(lowest, by_cv), "\n".join(markdown),
+                                latex="\n".join(latex), notes=notes, noted=shown)
 
 def comparison(lowest, by_cv, spec) -> pd.DataFrame:
     """The lowest errors beside the published ones (:func:`locproj.aggregate.compare`), with our
@@ -145,11 +142,11 @@ def plot_curves(curves: pd.DataFrame, lowest: pd.DataFrame, out_dir, *, methods_
     written = []
     for dataset, per_dataset in curves.groupby("dataset", sort=True):
         ms = sorted(per_dataset["m"].unique())
-        figure = aggregate.new_figure((4.5 * len(ms), 3.4))
+        figure = reporting.new_figure((4.5 * len(ms), 3.4))
         axes = figure.subplots(1, len(ms), squeeze=False)[0]
         for ax, m in zip(axes, ms):
             panel = per_dataset[per_dataset["m"] == m]
-            for method in aggregate._ordered(panel["method"], methods_order):
+            for method in reporting.ordered(panel["method"], methods_order):
                 line = panel[panel["method"] == method]
                 drawn = ax.plot(line["dim"], line["mean_error"], label=labels.get(method, method), linewidth=1)[0]
                 ax.fill_between(line["dim"], line["mean_error"] - line["std_error"],
@@ -161,8 +158,8 @@ def plot_curves(curves: pd.DataFrame, lowest: pd.DataFrame, out_dir, *, methods_
         axes[0].legend(fontsize="small")
         figure.tight_layout()
         if dataset in (notes or {}):
-            aggregate.note_below(figure, f"{dataset}: {notes[dataset]}", width=45 * len(ms), bottom=0.3)
-        written += aggregate.save_figure(figure, Path(out_dir) / f"curve_{dataset}")
+            reporting.note_below(figure, f"{dataset}: {notes[dataset]}", width=45 * len(ms), bottom=0.3)
+        written += reporting.save_figure(figure, Path(out_dir) / f"curve_{dataset}")
     return written
 
 
@@ -181,6 +178,22 @@ def aggregate_curves(spec: dict, result_paths, out_dir, seed=None, notes=None) -
                  method_labels=labels, dataset_order=list(spec["datasets"]), notes=notes)
     aggregate.write_comparison(comparison(lowest, by_cv, spec), out_dir, data_notes=notes)
     curves = curve_summary(long)
-    aggregate.write_text(out_dir / "curves.csv", aggregate._frame_to_csv(aggregate._with_notes(curves, notes)))
+    reporting.write_text(out_dir / "curves.csv", reporting.frame_to_csv(reporting.with_notes(curves, notes)))
     plot_curves(curves, lowest, out_dir / "figures", methods_order=methods, method_labels=labels, notes=notes)
     write_metadata(out_dir / "metadata.yaml", spec, seed)
+
+
+class DimensionCurve(SplitProtocol):
+    name = "dimension_curve"
+    table_caption = "../report/table_curve.rst"
+    figures_caption = "../report/figures_curve.rst"
+    curves_caption = "../report/curves.rst"
+
+    def job_keys(self, spec: dict, method: str) -> dict:
+        return {"test_curve": True}
+
+    def aggregate(self, spec: dict, inputs, out_dir, seed=None, notes=None) -> None:
+        aggregate_curves(spec, list(inputs), out_dir, seed=seed, notes=notes)
+
+
+PROTOCOL = DimensionCurve()

@@ -123,6 +123,7 @@ can give the training points any centred coordinates, so LEA's training embeddin
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import textwrap
 from pathlib import Path
@@ -132,17 +133,19 @@ import h5py
 import numpy as np
 
 from .._io import reading_h5, writing_h5
+from ..config import data_file
+from .base import JobRule, Output, Protocol, figures_and_metadata
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "KINDS", "COLOURS", "aggregate_embedding", "binned_medians", "border_samples", "check_spec", "checks_table",
+    "PANEL_KINDS", "COLOURS", "aggregate_embedding", "binned_medians", "border_samples", "check_spec", "checks_table",
     "input_space_basis", "novel_placement_fraction", "novel_split", "per_class_split", "plot_figure",
     "read_panel", "run_panel", "select_samples", "turn_neighbour_fraction", "write_checks",
 ]
 
-KINDS = ("embedding", "basis", "samples", "attribute", "history")
+PANEL_KINDS = ("embedding", "basis", "samples", "attribute", "history")
 SCATTER_KINDS = ("embedding", "attribute")   # drawn on axes, several to a row
 IMAGE_KINDS = ("basis", "samples")           # a row of images
 OVERLAYS = ("gating", "gating_field", "decision", "projections")
@@ -184,8 +187,8 @@ def _check_panel(name: str, panel: dict) -> None:
     def fail(message):
         raise ValueError(f"panel {name!r}: {message}")
 
-    if panel.get("kind") not in KINDS:
-        fail(f"kind must be one of {KINDS}, got {panel.get('kind')!r}")
+    if panel.get("kind") not in PANEL_KINDS:
+        fail(f"kind must be one of {PANEL_KINDS}, got {panel.get('kind')!r}")
     if "dataset" not in panel:
         fail("no dataset")
     if panel["kind"] != "samples" and "method" not in panel:
@@ -984,7 +987,7 @@ def aggregate_embedding(spec: dict, panel_paths: dict, out_dir, notes: dict | No
     seed : optional
         Recorded in ``metadata.yaml``.
     """
-    from ..experiments import write_metadata
+    from ..reporting import write_metadata
 
     out_dir = Path(out_dir)
     unknown = sorted(set(panel_paths) - set(spec.get("panels") or {}))
@@ -1042,14 +1045,12 @@ def compare_checks(table: pd.DataFrame, spec: dict, experiment: str) -> pd.DataF
 
 def write_check_comparison(compared: pd.DataFrame, out_dir) -> None:
     """``comparison.csv`` and ``comparison.md`` (numbers to 3 significant digits)."""
-    from .. import aggregate
+    from ..reporting import frame_to_markdown, write_table_files
 
-    out_dir = Path(out_dir)
     shown = compared.copy()
     for column in ("published", "slack", "ours", "difference"):
         shown[column] = shown[column].map(lambda v: "" if v != v else f"{v:.3g}")
-    aggregate.write_text(out_dir / "comparison.csv", aggregate._frame_to_csv(compared))
-    aggregate.write_text(out_dir / "comparison.md", aggregate._frame_to_markdown(shown))
+    write_table_files(out_dir, "comparison", compared, frame_to_markdown(shown), noted=[], data_note=False)
 
 
 def checks_table(spec: dict, panels: dict) -> pd.DataFrame:
@@ -1090,15 +1091,12 @@ _FRACTIONS = ("turn_neighbour_fraction", "novel_placement_fraction", "train_erro
 def write_checks(table, out_dir, notes: dict | None = None) -> None:
     """``checks.csv`` (with a ``data_note`` column) and ``checks.md`` (fractions and errors to 3
     decimals, noted datasets marked † with their note below)."""
-    from .. import aggregate
+    from ..reporting import write_table_files
 
-    out_dir = Path(out_dir)
-    aggregate.write_text(out_dir / "checks.csv", aggregate._frame_to_csv(aggregate._with_notes(table, notes)))
     shown = table.copy()
     for column in [c for c in _FRACTIONS if c in shown]:
         shown[column] = shown[column].map(lambda v: "" if np.isnan(v) else f"{v:.3f}")
-    markdown = aggregate._frame_to_markdown(aggregate._mark_noted(shown, notes))
-    aggregate.write_text(out_dir / "checks.md", markdown + aggregate.notes_text(notes, table["dataset"]))
+    write_table_files(out_dir, "checks", table, shown, notes=notes, noted=table["dataset"])
 
 
 # --------------------------------------------------------------------------- figures
@@ -1136,7 +1134,7 @@ def plot_figure(figure_spec: dict, panels: dict, stem, notes: dict | None = None
     -------
     list of Path
     """
-    from ..aggregate import new_figure, save_figure
+    from ..reporting import new_figure, save_figure
 
     columns = int(figure_spec.get("columns", 3))
     rows = _rows(figure_spec["panels"], panels, columns)
@@ -1538,3 +1536,50 @@ def _draw_images(figure, spec: dict, result: dict, left: float, top: float, widt
 def _grey(image: np.ndarray) -> np.ndarray:
     """2-D images as they are; other shapes (e.g. an RGB basis vector) averaged over the last axis."""
     return image if image.ndim == 2 else image.mean(axis=-1)
+
+
+class Embedding(Protocol):
+    """One job per panel (``embed_panel.py``: :func:`run_panel`), then one aggregation."""
+
+    name = "embedding"
+
+    def check(self, spec: dict) -> None:
+        check_spec(spec)
+
+    def datasets(self, spec: dict) -> list[str]:
+        return list(dict.fromkeys(panel["dataset"] for panel in spec["panels"].values()))
+
+    def method_entries(self, spec: dict) -> dict:
+        return {}      # each panel's method is checked by check_spec
+
+    def aggregation_inputs(self, config: dict, experiment: str) -> dict[str, str]:
+        return {panel: f"results/{experiment}/panels/{panel}.h5" for panel in config["experiments"][experiment]["panels"]}
+
+    def job_rules(self, config: dict, experiment: str) -> list[JobRule]:
+        spec = config["experiments"][experiment]
+        return [JobRule(
+            name=f"embed_{experiment}",
+            output=[f"results/{experiment}/panels/{{panel}}.h5"],
+            log=f"logs/embed/{experiment}/{{panel}}.log",
+            input=dict(data=lambda wc: data_file(config, spec["panels"][wc.panel]["dataset"])),
+            params=dict(panel=lambda wc: spec["panels"][wc.panel], seed=config["seed"]),
+            script="embed_panel.py",
+            runtime=10,
+            mem_mb=2000,
+            wildcard_constraints=dict(panel="[A-Za-z0-9_]+"),
+        )]
+
+    def aggregate(self, spec: dict, inputs, out_dir, seed=None, notes=None) -> None:
+        aggregate_embedding(spec, dict(inputs.items()), out_dir, notes=notes, seed=seed)
+
+    def outputs(self, experiment: str, spec: dict) -> list[Output]:
+        out = f"results/{experiment}"
+        published = [Output("comparison_csv", f"{out}/comparison.csv", "../report/comparison.rst"),
+                     Output("comparison_md", f"{out}/comparison.md", target=True)] if spec.get("published") else []
+        figures, metadata = figures_and_metadata(out, "../report/figures_embedding.rst")
+        return [Output("checks_csv", f"{out}/checks.csv", "../report/checks.rst"),
+                Output("checks_md", f"{out}/checks.md", target=True),
+                *published, figures, dataclasses.replace(metadata, target=True)]
+
+
+PROTOCOL = Embedding()

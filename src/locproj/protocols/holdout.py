@@ -57,12 +57,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import aggregate
+from .. import aggregate, reporting
 from .._io import reading_h5, writing_h5
-from ..experiments import write_metadata
+from ..config import data_file, registry_method, split_path, split_source
+from ..reporting import write_metadata
+from .base import JobRule, Output, Protocol, table_outputs
+from .split_jobs import estimator_factory
 
 C_VALUES = (0.01, 0.1, 1.0, 10.0, 100.0)
-KINDS = ("projection", "classifier", "raw")
+METHOD_KINDS = ("projection", "classifier", "raw")
 MEASURES = ("accuracy", "sv_percent")
 STATISTICS = ("at", "mean", "min", "max")
 PUBLISHED_KINDS = ("value", "about", "lower_bound", "upper_bound")
@@ -70,11 +73,6 @@ _ABOUT_SLACK = 0.5
 
 
 # --------------------------------------------------------------------------- configuration
-
-
-def method_name(entry_name: str, entry: dict | None) -> str:
-    """The registry name of a method entry: its ``method`` key, else the entry's own name."""
-    return (entry or {}).get("method", entry_name)
 
 
 def entry_values(spec: dict, method: str) -> list[int]:
@@ -88,14 +86,14 @@ def value_blocks(spec: dict, method: str) -> list[list[int]]:
     from ..selection import RAW_METHOD
 
     values = entry_values(spec, method)
-    raw = method_name(method, spec["methods"][method]) == RAW_METHOD
+    raw = registry_method(method, spec["methods"][method]) == RAW_METHOD
     size = len(values) if raw else (spec.get("values_per_job") or len(values))
     return [values[start:start + size] for start in range(0, len(values), size)]
 
 
 def job_priority(spec: dict, method: str) -> int:
     """The Snakemake priority of a method entry's jobs: 1 for the costly GPK/LPK fits, else 0."""
-    return int(method_kind(method_name(method, spec["methods"][method])) == "classifier")
+    return int(method_kind(registry_method(method, spec["methods"][method])) == "classifier")
 
 
 def block_name(block) -> str:
@@ -140,15 +138,13 @@ def check_spec(spec: dict) -> None:
 
 def job_config(config: dict, experiment: str, dataset: str, method: str, block) -> dict:
     """Everything one holdout job depends on (its params and provenance)."""
-    from ..experiments import split_source
-
     spec = config["experiments"][experiment]
     entry = spec["methods"][method] or {}
     source = split_source(config, dataset)
     return {
         "seed": config["seed"], "experiment": experiment, "dataset": dataset, "method": method,
         **({"split_source": source} if source != dataset else {}),
-        "protocol": "holdout_curve", "registry_method": method_name(method, entry),
+        "protocol": "holdout_curve", "registry_method": registry_method(method, entry),
         "fixed": entry.get("fixed") or {}, "values": [int(v) for v in block],
         "C_values": [float(c) for c in (spec.get("C_values") or C_VALUES)],
         # only when set, so that the jobs (and provenance) of the plain protocol stay as they were
@@ -187,10 +183,10 @@ def _pca_first(n_components: int, X_fit, *others):
     return (pca.transform(X_fit), *(pca.transform(A) for A in others))
 
 
-def run_holdout(job: dict, make_estimator, X, y, folds, test, fold_seeds, limit: int | None = None) -> dict:
+def run_holdout(job: dict, new_estimator, X, y, folds, test, fold_seeds, limit: int | None = None) -> dict:
     """Every (r, C, fold) of one job (module docstring).
 
-    ``make_estimator(params)`` builds the method with extra parameters; ``job`` has ``kind``,
+    ``new_estimator(params)`` builds the method with extra parameters; ``job`` has ``kind``,
     ``values`` and ``C_values``; ``folds`` are (fit, validation) index arrays into ``X``, ``test``
     the test indices; ``fold_seeds[k]`` is the ``random_state`` of fold ``k``'s classifier fits;
     ``limit`` the most columns the method can return (larger r stay NaN). Returns arrays of shape
@@ -216,7 +212,7 @@ def run_holdout(job: dict, make_estimator, X, y, folds, test, fold_seeds, limit:
                 continue
             start = time.perf_counter()
             if kind == "projection":
-                projection = make_estimator({"n_components": int(r)}).fit(X_fit, y_fit)
+                projection = new_estimator({"n_components": int(r)}).fit(X_fit, y_fit)
                 Z_fit, Z_val, Z_test = (projection.transform(A) for A in (X_fit, X_val, X_fold_test))
             elif kind == "raw":
                 Z_fit, Z_val, Z_test = X_fit, X_val, X_fold_test
@@ -224,7 +220,7 @@ def run_holdout(job: dict, make_estimator, X, y, folds, test, fold_seeds, limit:
             for j, C in enumerate(grid):
                 start = time.perf_counter()
                 if kind == "classifier":
-                    model = make_estimator({"n_components": int(r), "C": C, "random_state": fold_seeds[k]})
+                    model = new_estimator({"n_components": int(r), "C": C, "random_state": fold_seeds[k]})
                     model.fit(X_fit, y_fit)
                     scores = (model.score(X_val, y_val), model.score(X_fold_test, y_test),
                               100.0 * model.n_support_.sum() / len(y_fit), model.history_["n_svm_solves"][-1])
@@ -335,14 +331,9 @@ def write_tables(summary: pd.DataFrame, spec: dict, out_dir, notes=None) -> None
     """``<table_name>.csv`` (the long summary) and ``.md`` / ``.tex`` (:func:`wide_table`)."""
     out_dir, stem = Path(out_dir), spec.get("table_name", "table")
     plain, tex = wide_table(summary, spec), wide_table(summary, spec, style="tex")
-    shown = list(plain["dataset"])
     caption = f"Test accuracy (%) mean ± std over {fold_models(spec)} at the C chosen by validation; [% SV].\n\n"
-    aggregate.write_text(out_dir / f"{stem}.csv", aggregate._frame_to_csv(aggregate._with_notes(summary, notes)))
-    aggregate.write_text(out_dir / f"{stem}.md", caption + aggregate._frame_to_markdown(
-        aggregate._mark_noted(plain, notes)) + aggregate.notes_text(notes, shown))
-    latex = aggregate._to_latex(aggregate._mark_noted(tex, notes)).replace("$m$", "$r$", 1)
-    aggregate.write_text(out_dir / f"{stem}.tex", latex + aggregate.notes_text(notes, shown, style="tex"))
-
+    reporting.write_table_files(out_dir, stem, summary, plain, latex=tex, notes=notes, caption=caption,
+                                second_column="$r$")
 
 def read_published(path, experiment: str | None = None) -> pd.DataFrame:
     """Published statements (module docstring; ``#`` comments allowed), those of ``experiment`` when given."""
@@ -409,10 +400,7 @@ def write_comparison(compared: pd.DataFrame, out_dir, notes=None) -> None:
     for column in ("published", "ours", "ours_std", "difference"):
         if column in rounded:
             rounded[column] = rounded[column].map(lambda v: "" if pd.isna(v) else f"{v:.2f}")
-    aggregate.write_text(out_dir / "comparison.csv", aggregate._frame_to_csv(aggregate._with_notes(compared, notes)))
-    aggregate.write_text(out_dir / "comparison.md", aggregate._frame_to_markdown(aggregate._mark_noted(rounded, notes))
-                         + aggregate.notes_text(notes, compared["dataset"]))
-
+    reporting.write_table_files(out_dir, "comparison", compared, rounded, notes=notes, noted=compared["dataset"])
 
 def plot_curves(summary: pd.DataFrame, spec: dict, published: pd.DataFrame, stem_dir, notes=None) -> None:
     """One figure per dataset: accuracy and % SV against r (mean, error bars one std); ``raw`` as a
@@ -421,7 +409,7 @@ def plot_curves(summary: pd.DataFrame, spec: dict, published: pd.DataFrame, stem
 
     names = dict(spec.get("published_names") or {})
     for dataset, rows in summary.groupby("dataset", sort=False):
-        figure = aggregate.new_figure((10.5, 4.0))
+        figure = reporting.new_figure((10.5, 4.0))
         axes = figure.subplots(1, 2)
         x_all = rows["x"]
         span = (x_all.min() - 0.5, x_all.max() + 0.5)
@@ -458,8 +446,8 @@ def plot_curves(summary: pd.DataFrame, spec: dict, published: pd.DataFrame, stem
                 "statements as thick segments over the r they cover: solid a value, dotted 'about', "
                 "dash-dot a lower bound, dashed an upper one; points shifted sideways a little so that error bars do not overlap. "
                 + (f"{dataset}: {notes[dataset]}" if dataset in (notes or {}) else ""))
-        aggregate.note_below(figure, text, width=150, bottom=0.27)
-        aggregate.save_figure(figure, Path(stem_dir) / f"curves_{dataset}")
+        reporting.note_below(figure, text, width=150, bottom=0.27)
+        reporting.save_figure(figure, Path(stem_dir) / f"curves_{dataset}")
 
 
 def aggregate_holdout(spec: dict, result_paths, out_dir, seed=None, notes=None) -> None:
@@ -472,8 +460,8 @@ def aggregate_holdout(spec: dict, result_paths, out_dir, seed=None, notes=None) 
     datasets = list(spec["datasets"])
     long = long.sort_values("dataset", key=lambda c: c.map(datasets.index), kind="mergesort", ignore_index=True)
     summary = curve_summary(long)
-    aggregate.write_text(out_dir / "curves.csv", aggregate._frame_to_csv(
-        aggregate._with_notes(summary.drop(columns=["seconds_per_fit"]), notes)))
+    reporting.write_text(out_dir / "curves.csv", reporting.frame_to_csv(
+        reporting.with_notes(summary.drop(columns=["seconds_per_fit"]), notes)))
     write_tables(summary.drop(columns=["seconds_per_fit"]), spec, out_dir, notes)
     published = (read_published(spec["published"], long["experiment"].iloc[0]) if spec.get("published")
                  else pd.DataFrame(columns=["dataset", "method", "measure", "kind", "published", "x_min", "x_max",
@@ -481,3 +469,71 @@ def aggregate_holdout(spec: dict, result_paths, out_dir, seed=None, notes=None) 
     write_comparison(comparison(summary, spec, published), out_dir, notes)
     plot_curves(summary, spec, published, out_dir / "figures", notes)
     write_metadata(out_dir / "metadata.yaml", spec, seed)
+
+
+class HoldoutCurve(Protocol):
+    """Jobs are (dataset, method entry, block of r values) on the LPK split, one file each."""
+
+    name = "holdout_curve"
+
+    def check(self, spec: dict) -> None:
+        check_spec(spec)
+
+    def aggregation_inputs(self, config: dict, experiment: str) -> list[str]:
+        return [result_path(experiment, *job) for job in jobs(config, experiment)]
+
+    def job_rules(self, config: dict, experiment: str) -> list[JobRule]:
+        spec = config["experiments"][experiment]
+        rules = []
+        for method in spec["methods"]:
+            for block in value_blocks(spec, method):
+                rules.append(JobRule(
+                    name=f"fit_{experiment}_{method}_{block_name(block)}",
+                    output=[result_path(experiment, "{dataset}", method, block)],
+                    log=f"logs/fit/{experiment}/{{dataset}}/holdout/{method}/{block_name(block)}.log",
+                    input=dict(data=lambda wc: data_file(config, wc.dataset),
+                               splits=lambda wc: split_path(config, wc.dataset, "holdout",
+                                                            by_group=spec.get("by_group"))),
+                    params=dict(job=lambda wc, m=method, b=block: job_config(config, experiment, wc.dataset, m, b),
+                                splits=[0]),
+                    script="run_job.py",
+                    # an LPK r on USPS (50 fits, C = 100 the slowest): up to a few minutes
+                    runtime=lambda wc, block=block: 10 + 5 * len(block),
+                    # GPK/LPK jobs (minutes) first, so that the short projection jobs fill the gaps
+                    priority=job_priority(spec, method),
+                ))
+        return rules
+
+    def job_config(self, config: dict, experiment: str, dataset: str, method: str, block=None) -> dict:
+        return job_config(config, experiment, dataset, method, block)
+
+    def run_job(self, job: dict, partition: str, splits, data, parts: dict, outputs, n_jobs: int = 1) -> None:
+        """The ten 5×2 CV folds and the test third of ``parts``, every r of the job's block and every
+        C. A classifier's ``random_state`` of fold ``k`` depends on the data and ``k`` only, so every
+        method entry, r and C of a fold starts from the same seed."""
+        from .._io import provenance_attrs
+        from ..data.splits import derived_seed
+        from ..registry import max_components
+
+        X, y = data.X, data.y
+        samples = job.get("split_source", job["dataset"])
+        method = job["registry_method"]
+        kind = method_kind(method)
+        folds = parts["folds"]
+        seeds = [derived_seed(job["seed"], "holdout", samples, k) % 2**32 for k in range(len(folds))]
+        limit = min(max_components(method, n_samples=len(fit), n_classes=len(np.unique(y[fit])),
+                                   n_features=X.shape[1]) for fit, _ in folds)
+        result = run_holdout({**job, "kind": kind}, estimator_factory(method, job["fixed"]), X, y, folds,
+                             parts["test"][0], seeds, limit=limit)
+        meta = {"experiment": job["experiment"], "dataset": job["dataset"], "method": job["method"], "kind": kind}
+        write_job(outputs[0], result, job, meta, provenance_attrs(job, seed=seeds[0]))
+
+    def aggregate(self, spec: dict, inputs, out_dir, seed=None, notes=None) -> None:
+        aggregate_holdout(spec, list(inputs), out_dir, seed=seed, notes=notes)
+
+    def outputs(self, experiment: str, spec: dict) -> list[Output]:
+        return table_outputs(experiment, spec, "../report/table_holdout.rst", "../report/figures_holdout.rst",
+                             "../report/curves_holdout.rst")
+
+
+PROTOCOL = HoldoutCurve()

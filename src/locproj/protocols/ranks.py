@@ -38,7 +38,7 @@ import pandas as pd
 from scipy.stats import f as f_distribution
 from scipy.stats import friedmanchisquare, rankdata, studentized_range
 
-from .. import aggregate
+from .. import reporting
 from ..selection import read_result
 
 DEFAULT_ALPHA = 0.05
@@ -64,8 +64,8 @@ def error_matrix(summary: pd.DataFrame, methods_order: Sequence | None = None,
         Index ``dataset``; NaN where a method has no result on a dataset.
     """
     matrix = summary.pivot_table(index="dataset", columns="method", values="mean_error", aggfunc="mean")
-    methods = aggregate._ordered(summary["method"], methods_order)
-    datasets = aggregate._ordered(summary["dataset"], dataset_order)
+    methods = reporting.ordered(summary["method"], methods_order)
+    datasets = reporting.ordered(summary["dataset"], dataset_order)
     matrix = matrix.reindex(index=datasets, columns=methods)
     matrix.columns.name = None
     return matrix
@@ -157,7 +157,7 @@ def plot_cd_diagram(ranks: Mapping, cd: float, stem, *, labels: Mapping | None =
     the left), each method's name joined to its rank, the CD as a bar above the axis and a thick
     line under every group of methods not significantly different (:func:`cliques`).
 
-    Written as ``<stem>.<format>`` by :func:`locproj.aggregate.save_figure` (atomic, no timestamps).
+    Written as ``<stem>.<format>`` by :func:`locproj.reporting.save_figure` (atomic, no timestamps).
     """
     labels = dict(labels or {})
     ordered = sorted(ranks.items(), key=lambda item: (item[1], str(item[0])))
@@ -171,7 +171,7 @@ def plot_cd_diagram(ranks: Mapping, cd: float, stem, *, labels: Mapping | None =
     first_label = -0.35 - 0.12 * len(groups)
     bottom = first_label - step * (rows - 1) - 0.25
     ceiling = 1.3 if title else 0.9
-    figure = aggregate.new_figure((7.0, 0.6 * (ceiling - bottom)))
+    figure = reporting.new_figure((7.0, 0.6 * (ceiling - bottom)))
     ax = figure.add_axes([0.2, 0.0, 0.6, 1.0])
     low, high = 1, max(k, 2)
     ax.set_xlim(low - 0.05, high + 0.05)
@@ -204,7 +204,7 @@ def plot_cd_diagram(ranks: Mapping, cd: float, stem, *, labels: Mapping | None =
                     va="center", fontsize="small", clip_on=False)
     if title:
         ax.text((low + high) / 2, ceiling - 0.05, title, ha="center", va="top", fontsize="small")
-    return aggregate.save_figure(figure, stem, formats=formats, dpi=dpi)
+    return reporting.save_figure(figure, stem, formats=formats, dpi=dpi)
 
 
 # --------------------------------------------------------------------------- timings
@@ -229,7 +229,7 @@ def timing_by_method(timings: pd.DataFrame, methods_order: Sequence | None = Non
         "results": grouped.size(), "cv_seconds": grouped["cv_seconds"].mean(),
         "fit_seconds": grouped["fit_seconds"].mean(), "total_seconds": grouped["total"].sum(),
     })
-    table = table.reindex(aggregate._ordered(timings["method"], methods_order))
+    table = table.reindex(reporting.ordered(timings["method"], methods_order))
     grand = table["total_seconds"].sum()
     table["share"] = 100 * table["total_seconds"] / grand if grand > 0 else np.nan
     return table.rename_axis("method").reset_index()
@@ -284,10 +284,10 @@ def write_ranks(summary: pd.DataFrame, result_paths, out_dir, *, methods_order=N
     average = pd.DataFrame({"dataset": "average", "method": mean_ranks.index, "rank": mean_ranks.to_numpy(),
                             "mean_error": complete.mean(axis=0).to_numpy()})
     written = [out_dir / "ranks.csv"]
-    aggregate.write_text(written[0], aggregate._frame_to_csv(pd.concat([long, average], ignore_index=True)))
+    reporting.write_text(written[0], reporting.frame_to_csv(pd.concat([long, average], ignore_index=True)))
 
     # ranks.md: datasets x methods, "rank (mean error)", and the average row
-    shown = aggregate._mark_noted(pd.DataFrame({"dataset": list(ranks.index)}), data_notes)["dataset"]
+    shown = reporting.mark_noted(pd.DataFrame({"dataset": list(ranks.index)}), data_notes)["dataset"]
     table = pd.DataFrame({"dataset": list(shown), "m": [sizes.get(d, "") for d in ranks.index]})
     for method in ranks.columns:
         table[labels.get(method, method)] = [f"{ranks.loc[d, method]:g} ({complete.loc[d, method]:.1f})"
@@ -298,12 +298,12 @@ def write_ranks(summary: pd.DataFrame, result_paths, out_dir, *, methods_order=N
     order = ", ".join(f"{labels.get(m, m)} {r:.2f}" for m, r in sorted(mean_ranks.items(), key=lambda i: i[1]))
     text = (f"Rank of each method on each dataset (1 = lowest mean test error; ties share the average rank), "
             f"the error (%) in parentheses: the mean over the dataset's training sizes m of the mean over "
-            f"splits. Lowest average rank first: {order}.\n\n" + aggregate._frame_to_markdown(table))
+            f"splits. Lowest average rank first: {order}.\n\n" + reporting.frame_to_markdown(table))
     if left_out:
         text += f"\nLeft out (a method has no result): {', '.join(left_out)}.\n"
-    text += aggregate.notes_text(data_notes, list(ranks.index))
+    text += reporting.notes_text(data_notes, list(ranks.index))
     written.append(out_dir / "ranks.md")
-    aggregate.write_text(written[-1], text)
+    reporting.write_text(written[-1], text)
 
     # friedman.md
     lines = [
@@ -327,7 +327,7 @@ def write_ranks(summary: pd.DataFrame, result_paths, out_dir, *, methods_order=N
     if left_out:
         lines += ["", f"Left out (a method has no result): {', '.join(left_out)}."]
     written.append(out_dir / "friedman.md")
-    aggregate.write_text(written[-1], "\n".join(lines) + "\n")
+    reporting.write_text(written[-1], "\n".join(lines) + "\n")
 
     if n >= 1 and k >= 2:
         title = f"Average ranks over N = {n} datasets, Nemenyi CD at alpha = {alpha:g}"
@@ -339,7 +339,7 @@ def write_ranks(summary: pd.DataFrame, result_paths, out_dir, *, methods_order=N
     per_method = timing_by_method(timings, methods_order)
     per_dataset = timing_by_dataset(timings)
     written.append(out_dir / "timing.csv")
-    aggregate.write_text(written[-1], aggregate._frame_to_csv(
+    reporting.write_text(written[-1], reporting.frame_to_csv(
         pd.concat([per_method.assign(dataset="all", m=""), per_dataset], ignore_index=True)[
             ["dataset", "m", "method", "results", "cv_seconds", "fit_seconds", "total_seconds", "share"]]))
     shown = per_method.assign(
@@ -352,7 +352,7 @@ def write_ranks(summary: pd.DataFrame, result_paths, out_dir, *, methods_order=N
                       "total_seconds": "total s", "share": "share %"})
     wide = per_dataset.assign(seconds=per_dataset["cv_seconds"] + per_dataset["fit_seconds"]).pivot(
         index=["dataset", "m"], columns="method", values="seconds")
-    wide = wide.reindex(columns=[m for m in aggregate._ordered(timings["method"], methods_order)])
+    wide = wide.reindex(columns=[m for m in reporting.ordered(timings["method"], methods_order)])
     wide = wide.map(lambda v: _fmt(v, 2)).reset_index().rename(columns=lambda c: labels.get(c, c))
     wide.columns.name = None
     total = timings["cv_seconds"].sum() + timings["fit_seconds"].sum()
@@ -360,8 +360,8 @@ def write_ranks(summary: pd.DataFrame, result_paths, out_dir, *, methods_order=N
             f"fold and grid point) and the final fit on the training part, per split; total over the "
             f"{len(timings)} results: {total / 60:.1f} min (1-NN without projection has neither). Measured, so "
             f"not the same in a rerun.\n\n"
-            + aggregate._frame_to_markdown(shown)
-            + "\nCV + final fit, seconds per split (mean over splits):\n\n" + aggregate._frame_to_markdown(wide))
+            + reporting.frame_to_markdown(shown)
+            + "\nCV + final fit, seconds per split (mean over splits):\n\n" + reporting.frame_to_markdown(wide))
     written.append(out_dir / "timing.md")
-    aggregate.write_text(written[-1], text)
+    reporting.write_text(written[-1], text)
     return written

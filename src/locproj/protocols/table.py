@@ -1,22 +1,31 @@
 """The ``cv_table`` protocol (Table 2 of paper 000): per-class splits, inner CV, test error at the
 chosen p; aggregated into the paper's table, the comparison with its numbers and the CV curves.
 
-The jobs are those of :mod:`locproj.experiments`; this module adds the aggregation. An experiment
-with ``ranks`` (the cross-paper ``matrix``) also gets average ranks over its datasets, Friedman's
-test, Nemenyi's critical-difference diagram and the time per method (:mod:`.ranks`).
+The jobs are those of :mod:`.split_jobs`; this module adds the aggregation. An experiment with
+``ranks`` (the cross-paper ``matrix``) also gets average ranks over its datasets, Friedman's test,
+Nemenyi's critical-difference diagram and the time per method (:mod:`.ranks`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from .. import aggregate
-from ..experiments import write_metadata
+from .base import Output, table_outputs
+from .split_jobs import SplitProtocol
+
+# what ``ranks: true`` adds (locproj.protocols.ranks), besides figures/cd_diagram.*
+RANKS_OUTPUTS = (("ranks_csv", "ranks.csv", "../report/ranks.rst"), ("ranks_md", "ranks.md", None),
+                 ("friedman_md", "friedman.md", None), ("timing_csv", "timing.csv", "../report/timing.rst"),
+                 ("timing_md", "timing.md", None))
 
 
 def aggregate_table(spec: dict, result_paths, out_dir, seed=None, notes=None) -> None:
     """Tables, comparison with the published numbers, CV-curve figures and run metadata; ``notes``
-    (:func:`locproj.experiments.data_notes`) say in each of them where the public data differ from the paper's."""
+    (:func:`locproj.config.data_notes`) say in each of them where the public data differ from the paper's."""
+    # imported here, so that this protocol's jobs (locproj.protocols.split_jobs) never load pandas
+    from .. import aggregate
+    from ..reporting import write_metadata
+
     methods, labels = list(spec["methods"]), spec.get("labels", {})
     results = aggregate.collect(result_paths)
     summary = aggregate.summarise(results, methods)
@@ -38,3 +47,18 @@ def aggregate_table(spec: dict, result_paths, out_dir, seed=None, notes=None) ->
         write_ranks(summary, result_paths, out_dir, methods_order=methods, method_labels=labels,
                     dataset_order=list(spec["datasets"]), alpha=options.get("alpha", DEFAULT_ALPHA), data_notes=notes)
     write_metadata(Path(out_dir) / "metadata.yaml", spec, seed)
+
+
+class CVTable(SplitProtocol):
+    name = "cv_table"
+
+    def aggregate(self, spec: dict, inputs, out_dir, seed=None, notes=None) -> None:
+        aggregate_table(spec, list(inputs), out_dir, seed=seed, notes=notes)
+
+    def outputs(self, experiment: str, spec: dict) -> list[Output]:
+        ranks = [Output(name, f"results/{experiment}/{file}", caption, target=True)
+                 for name, file, caption in RANKS_OUTPUTS] if spec.get("ranks") else []
+        return table_outputs(experiment, spec, self.table_caption, self.figures_caption) + ranks
+
+
+PROTOCOL = CVTable()

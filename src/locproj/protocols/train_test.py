@@ -1,7 +1,7 @@
 """The ``train_test_curve`` protocol (paper 004, Figs. 5-6): test error against a swept quantity on
 fixed training and test sets, repeated over seeded partitions, with fixed hyper-parameters.
 
-The partitions are those of the split protocols (:mod:`locproj.experiments`): ``m`` training
+The partitions are those of the split protocols (:mod:`.split_jobs`): ``m`` training
 samples per class and the rest as the test set (USPS, 1100 per digit at ``m = 500``: 500 training
 and 600 test images per class); a *repetition* is one partition. Nothing is cross-validated: each
 method entry is fitted with its ``fixed`` parameters, as in the paper. The experiment names
@@ -50,20 +50,17 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 
-from .. import aggregate
+from .. import aggregate, reporting
 from .._io import reading_h5, writing_h5
-from ..experiments import write_metadata
+from ..config import partition_size, registry_method
+from ..reporting import write_metadata
+from .split_jobs import SplitProtocol, estimator_factory
 
 X_KINDS = ("n_components", "n_per_class")
 _KEYS = ["dataset", "m", "method", "classifier"]
 
 
 # --------------------------------------------------------------------------- one repetition
-
-
-def method_name(entry_name: str, entry: dict | None) -> str:
-    """The registry name of a method entry: its ``method`` key, else the entry's own name."""
-    return (entry or {}).get("method", entry_name)
 
 
 def curve_classifiers(spec: dict, entry: dict | None) -> dict:
@@ -99,10 +96,10 @@ def first_per_class(order: list[np.ndarray], n: int) -> np.ndarray:
     return np.sort(np.concatenate([positions[:n] for positions in order]))
 
 
-def _fit_map(make, X_fit, y_fit, X_test):
+def _fit_map(new_estimator, X_fit, y_fit, X_test):
     """Fit a new estimator, map the test data; returns (Z_train, y_train, Z_test, n_components)
     with the classifiers' training set: the fitted subset when the method selected one."""
-    estimator = make()
+    estimator = new_estimator()
     Z_train = estimator.fit_transform(X_fit, y_fit)
     subset = getattr(estimator, "subset_", None)
     if subset is not None:
@@ -145,10 +142,10 @@ def planned_fits(job: dict, y_train: np.ndarray, seed: int) -> list[tuple]:
     return [([t], {}, first_per_class(order, int(n)), None) for t, n in enumerate(values)]
 
 
-def run_repetition(job: dict, make_estimator, X_train, y_train, X_test, y_test, seed: int, n_jobs: int = 1) -> dict:
+def run_repetition(job: dict, new_estimator, X_train, y_train, X_test, y_test, seed: int, n_jobs: int = 1) -> dict:
     """The errors of one method entry on one repetition, at every ``x`` value (module docstring).
 
-    ``make_estimator(params)`` builds the unfitted estimator from extra parameters; ``job`` has
+    ``new_estimator(params)`` builds the unfitted estimator from extra parameters; ``job`` has
     ``x, values, classifiers`` and optionally ``subset``, ``nested``, ``raw``, ``seeded`` (the
     estimator takes ``random_state``: it gets ``seed``) and ``max_components`` (the most columns
     the method can return, :func:`locproj.registry.max_components`). Returns ``errors``
@@ -159,7 +156,7 @@ def run_repetition(job: dict, make_estimator, X_train, y_train, X_test, y_test, 
     seeded = {"random_state": seed % 2**32} if job.get("seeded") else {}
     for rows, params, fit, columns in planned_fits(job, y_train, seed):
         start = time.perf_counter()
-        Z_train, y_used, Z_test, found[rows] = _fit_map(lambda: make_estimator({**params, **seeded}), X_train[fit],
+        Z_train, y_used, Z_test, found[rows] = _fit_map(lambda: new_estimator({**params, **seeded}), X_train[fit],
                                                         y_train[fit], X_test)
         seconds[rows] = time.perf_counter() - start
         errors[rows] = _errors(Z_train, y_used, Z_test, y_test, classifiers, columns or [Z_train.shape[1]], n_jobs)
@@ -232,13 +229,7 @@ def write_tables(summary: pd.DataFrame, spec: dict, out_dir, notes=None) -> None
     """``<table_name>.csv`` (the long summary) and ``.md`` / ``.tex`` (:func:`wide_curves`)."""
     out_dir, stem = Path(out_dir), spec.get("table_name", "table")
     plain, tex = wide_curves(summary, spec), wide_curves(summary, spec, style="tex")
-    shown = list(plain["dataset"])
-    aggregate.write_text(out_dir / f"{stem}.csv", aggregate._frame_to_csv(aggregate._with_notes(summary, notes)))
-    aggregate.write_text(out_dir / f"{stem}.md", aggregate._frame_to_markdown(aggregate._mark_noted(plain, notes))
-                         + aggregate.notes_text(notes, shown))
-    aggregate.write_text(out_dir / f"{stem}.tex", aggregate._to_latex(aggregate._mark_noted(tex, notes))
-                         + aggregate.notes_text(notes, shown, style="tex"))
-
+    reporting.write_table_files(out_dir, stem, summary, plain, latex=tex, notes=notes)
 
 def read_published(path, experiment: str | None = None) -> pd.DataFrame:
     """Published points (``#`` comments allowed): experiment, dataset, method, classifier, x,
@@ -274,10 +265,7 @@ def write_comparison(compared: pd.DataFrame, out_dir, notes=None) -> None:
     rounded = compared.copy()
     for column in ("published", "ours_mean", "ours_std", "difference"):
         rounded[column] = rounded[column].map(lambda v: "" if pd.isna(v) else f"{v:.1f}")
-    aggregate.write_text(out_dir / "comparison.csv", aggregate._frame_to_csv(aggregate._with_notes(compared, notes)))
-    aggregate.write_text(out_dir / "comparison.md", aggregate._frame_to_markdown(aggregate._mark_noted(rounded, notes))
-                         + aggregate.notes_text(notes, compared["dataset"]))
-
+    reporting.write_table_files(out_dir, "comparison", compared, rounded, notes=notes, noted=compared["dataset"])
 
 def plot_curves(summary: pd.DataFrame, spec: dict, published: pd.DataFrame, stem_dir, notes=None) -> None:
     """One figure per dataset (module docstring): mean (line) ± one std (band) per curve."""
@@ -285,7 +273,7 @@ def plot_curves(summary: pd.DataFrame, spec: dict, published: pd.DataFrame, stem
     for dataset, rows in summary.groupby("dataset", sort=False):
         panels = list(spec["classifiers"]) if by_classifier else [None]
         width = 4.2 * len(panels) + 2.8 * (not by_classifier)
-        figure = aggregate.new_figure((width, 4.2))
+        figure = reporting.new_figure((width, 4.2))
         axes = figure.subplots(1, len(panels), squeeze=False)[0]
         for ax, panel in zip(axes, panels):
             for method, classifier in _curves_in_order(spec):
@@ -310,8 +298,8 @@ def plot_curves(summary: pd.DataFrame, spec: dict, published: pd.DataFrame, stem
         axes[0].legend(fontsize="x-small")
         figure.tight_layout()
         text = "x: published value. " + (f"{dataset}: {notes[dataset]}" if dataset in (notes or {}) else "")
-        aggregate.note_below(figure, text, width=int(14 * width), bottom=0.32)
-        aggregate.save_figure(figure, Path(stem_dir) / f"curves_{dataset}")
+        reporting.note_below(figure, text, width=int(14 * width), bottom=0.32)
+        reporting.save_figure(figure, Path(stem_dir) / f"curves_{dataset}")
 
 
 def crossovers(summary: pd.DataFrame, published: pd.DataFrame, spec: dict) -> pd.DataFrame:
@@ -339,18 +327,14 @@ def crossovers(summary: pd.DataFrame, published: pd.DataFrame, spec: dict) -> pd
 
 def write_crossovers(compared: pd.DataFrame, out_dir, notes=None) -> None:
     """``crossover.csv`` and ``crossover.md`` (:func:`crossovers`)."""
-    out_dir = Path(out_dir)
-    aggregate.write_text(out_dir / "crossover.csv", aggregate._frame_to_csv(aggregate._with_notes(compared, notes)))
-    aggregate.write_text(out_dir / "crossover.md", aggregate._frame_to_markdown(aggregate._mark_noted(compared, notes))
-                         + aggregate.notes_text(notes, compared["dataset"]))
-
+    reporting.write_table_files(out_dir, "crossover", compared, notes=notes)
 
 def aggregate_train_test(spec: dict, result_paths, out_dir, seed=None, notes=None) -> None:
     """Every output of the protocol (module docstring) into ``out_dir``."""
     out_dir = Path(out_dir)
     long = pd.concat([read_repetition(path) for path in result_paths], ignore_index=True)
     summary = curve_summary(long)
-    aggregate.write_text(out_dir / "curves.csv", aggregate._frame_to_csv(aggregate._with_notes(summary, notes)))
+    reporting.write_text(out_dir / "curves.csv", reporting.frame_to_csv(reporting.with_notes(summary, notes)))
     write_tables(summary, spec, out_dir, notes)
     published = (read_published(spec["published"], long["experiment"].iloc[0]) if spec.get("published")
                  else pd.DataFrame(columns=["dataset", "method", "classifier", "x", "error", "source"]))
@@ -360,3 +344,51 @@ def aggregate_train_test(spec: dict, result_paths, out_dir, seed=None, notes=Non
         write_crossovers(crossovers(summary, read_published(spec["published_crossover"], long["experiment"].iloc[0]),
                                     spec), out_dir, notes)
     write_metadata(out_dir / "metadata.yaml", spec, seed)
+
+
+class TrainTestCurve(SplitProtocol):
+    name = "train_test_curve"
+    table_caption = "../report/table_train_test.rst"
+    figures_caption = "../report/figures_train_test.rst"
+    curves_caption = "../report/curves_train_test.rst"
+
+    def check(self, spec: dict) -> None:
+        check_spec(spec)
+
+    def job_keys(self, spec: dict, method: str) -> dict:
+        """The protocol, registry method, sweep and classifiers of a method entry's jobs."""
+        entry = spec["methods"][method] or {}
+        return {"protocol": "train_test_curve", "registry_method": registry_method(method, entry),
+                "x": spec["x"], "values": list(spec["values"]), "subset": entry.get("subset", "random"),
+                "nested": entry.get("nested", True),
+                "classifiers": curve_classifiers(spec, entry)}
+
+    def run_split(self, job: dict, partition: str, split: int, data, train, test, output, n_jobs: int):
+        """One repetition. Its seed (the nested training subsets, the estimator's ``random_state``)
+        depends on the data and the repetition only, so every method and experiment on the same data
+        sees the same subsets."""
+        from .._io import provenance_attrs
+        from ..data.splits import derived_seed
+        from ..registry import METHODS, max_components
+        from ..selection import RAW_METHOD
+
+        samples = job.get("split_source", job["dataset"])
+        seed = derived_seed(job["seed"], "train_test", samples, partition, split)
+        fixed, method = job["method_spec"].get("fixed", {}), job["registry_method"]
+        limit = max_components(method, n_samples=len(train), n_classes=len(np.unique(data.y[train])),
+                               n_features=data.X.shape[1])
+        options = {"raw": method == RAW_METHOD, "seeded": "random_state" in METHODS[method].params,
+                   "max_components": limit}
+        result = run_repetition(
+            {**job, **options}, estimator_factory(method, fixed),
+            data.X[train], data.y[train], data.X[test], data.y[test], seed, n_jobs=n_jobs,
+        )
+        meta = {"experiment": job["experiment"], "dataset": job["dataset"], "m": partition_size(partition),
+                "method": job["method"], "split": split}
+        write_repetition(output, result, job, meta, provenance_attrs(job, seed=seed))
+
+    def aggregate(self, spec: dict, inputs, out_dir, seed=None, notes=None) -> None:
+        aggregate_train_test(spec, list(inputs), out_dir, seed=seed, notes=notes)
+
+
+PROTOCOL = TrainTestCurve()

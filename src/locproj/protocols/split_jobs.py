@@ -1,0 +1,148 @@
+"""Jobs over seeded splits: what ``cv_table``, ``dimension_curve`` and ``train_test_curve`` share.
+
+A result is one (experiment, dataset, partition, split, method): the method's whole
+cross-validation (locproj.selection) and its test error, in one file. A partition is ``m5`` (5
+training samples per class) or ``f0.25`` (a quarter of each class, rounded half up). A job
+computes a block of consecutive splits (``splits_per_job``) in one process, so that the
+interpreter and library start-up (about 1.8 s, most of it importing scikit-learn) is paid once
+per block rather than once per split; the results do not depend on the blocking. Every random
+choice is derived from the config's master seed: the splits from (dataset, m), the CV folds from
+(experiment, dataset, m, split) — so all methods of a split see the same folds. A view that keeps
+the samples of its dataset (no ``relabel``) shares the dataset's splits and folds, so the two can
+be compared split by split.
+
+:class:`SplitProtocol` gives a protocol these jobs, their rules and their run (one split's
+cross-validation, :func:`locproj.selection.run_split`); a protocol on top adds the keys its jobs
+need (:meth:`SplitProtocol.job_keys`), what one split computes when it differs
+(:meth:`SplitProtocol.run_split`), its aggregation and its outputs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..config import data_file, n_splits, partition_key, partition_size, split_blocks, split_path, split_source
+from .base import JobRule, Output, Protocol, table_outputs
+
+NAME_PATTERN = "[A-Za-z0-9_]+"
+
+
+def experiment_jobs(config: dict, experiment: str):
+    """Every (dataset, partition, method, split) of an experiment, in a stable order."""
+    spec = config["experiments"][experiment]
+    for dataset, sizes in spec["datasets"].items():
+        for size in sizes:
+            for method in spec["methods"]:
+                for split in range(n_splits(config, experiment)):
+                    yield dataset, partition_key(size), method, split
+
+
+def result_path(experiment: str, dataset: str, partition: str, method: str, split: int) -> str:
+    return f"results/{experiment}/{dataset}/{partition}/{method}/split{split:02d}.h5"
+
+
+def estimator_factory(method: str, fixed: dict):
+    """``new_estimator(params)``: the registry's ``method`` with ``fixed`` and then ``params`` set."""
+    from ..registry import make_estimator
+
+    def new_estimator(params):
+        return make_estimator(method, **{**fixed, **params})
+    return new_estimator
+
+
+class SplitProtocol(Protocol):
+    """A protocol whose jobs are (dataset, partition, method, block of splits), one file per split."""
+
+    table_caption = "../report/table.rst"
+    figures_caption = "../report/figures.rst"
+    curves_caption: str | None = None     # a protocol that writes curves.csv names its caption
+
+    def jobs(self, config: dict, experiment: str):
+        return experiment_jobs(config, experiment)
+
+    def aggregation_inputs(self, config: dict, experiment: str) -> list[str]:
+        return [result_path(experiment, *job) for job in self.jobs(config, experiment)]
+
+    def job_rules(self, config: dict, experiment: str) -> list[JobRule]:
+        rules = []
+        for splits in split_blocks(config, experiment):
+            block = f"splits{splits[0]:02d}-{splits[-1]:02d}"
+            rules.append(JobRule(
+                name=f"fit_{experiment}_{block}",
+                output=[result_path(experiment, "{dataset}", "{partition}", "{method}", s) for s in splits],
+                log=f"logs/fit/{experiment}/{{dataset}}/{{partition}}/{{method}}/{block}.log",
+                input=dict(
+                    data=lambda wc: data_file(config, wc.dataset),
+                    splits=lambda wc: split_path(config, wc.dataset, wc.partition, n_splits(config, experiment)),
+                ),
+                params=dict(
+                    job=lambda wc: self.job_config(config, experiment, wc.dataset, wc.method),
+                    splits=splits,
+                ),
+                script="run_job.py",
+                # the largest split (pie, m=30, LPP: 180 fits) takes about 1.5 min on one core
+                runtime=lambda wc, splits=splits: 5 + 2 * len(splits),
+                wildcard_constraints=dict(method=NAME_PATTERN),
+            ))
+        return rules
+
+    def job_keys(self, spec: dict, method: str) -> dict:
+        """The keys a protocol adds to :meth:`job_config` (none for ``cv_table``, whose job
+        parameters and provenance carry no protocol key)."""
+        return {}
+
+    def job_config(self, config: dict, experiment: str, dataset: str, method: str, block=None) -> dict:
+        spec = config["experiments"][experiment]
+        source = split_source(config, dataset)
+        shared = {"split_source": source} if source != dataset else {}
+        return {
+            "seed": config["seed"], "experiment": experiment, "dataset": dataset, "method": method, **shared,
+            "method_spec": spec["methods"][method] or {},
+            "n_folds": spec.get("n_folds", 5), "classifier": spec.get("classifier", "1nn"),
+            "classifier_params": spec.get("classifier_params") or {}, "p_max": spec.get("p_max", 300),
+            **self.job_keys(spec, method),
+        }
+
+    def run_job(self, job: dict, partition: str, splits, data, parts: dict, outputs, n_jobs: int = 1) -> None:
+        for split, output in zip(splits, outputs):
+            self.run_split(job, partition, split, data, parts["train"][split], parts["test"][split], output, n_jobs)
+
+    def run_split(self, job: dict, partition: str, split: int, data, train, test, output, n_jobs: int):
+        """One split: the method's inner cross-validation, refit and test (locproj.selection)."""
+        from .._io import provenance_attrs
+        from ..data.splits import derived_seed
+        from ..selection import RAW_METHOD, run_split, write_result
+
+        method = job["method"]
+        samples = job.get("split_source", job["dataset"])
+        size = partition_size(partition)
+        # a count per class seeds by the int (as Table 2 always has), a fraction by its key
+        fold_seed = derived_seed(job["seed"], job["experiment"], samples,
+                                 size if partition.startswith("m") else partition, split) % (2**32)
+        m = size if partition.startswith("m") else None    # None: the smallest class count of the training part
+
+        def p_limit(X, y):
+            # imported here: it needs scikit-learn, which the raw method never loads
+            from ..registry import max_components
+
+            return max_components(method, n_samples=len(X), n_classes=len(np.unique(y)), n_features=X.shape[1])
+
+        new_estimator = None if method == RAW_METHOD else estimator_factory(method,
+                                                                            job["method_spec"].get("fixed", {}))
+        result = run_split(
+            data.X[train], data.y[train], data.X[test], data.y[test],
+            method=method, new_estimator=new_estimator,
+            grid_spec=job["method_spec"].get("grid"), m=m, p_max=job["p_max"], p_limit=p_limit,
+            classifier=job["classifier"], classifier_params=job["classifier_params"],
+            n_folds=job["n_folds"], seed=fold_seed, test_indices=test, n_jobs=n_jobs,
+            test_curve=job.get("test_curve", False),
+            meta={"experiment": job["experiment"], "dataset": job["dataset"], "m": size, "split": split},
+        )
+        write_result(Path(output), result, provenance_attrs(job, seed=fold_seed))
+        return result
+
+    def outputs(self, experiment: str, spec: dict) -> list[Output]:
+        return table_outputs(experiment, spec, self.table_caption, self.figures_caption, self.curves_caption)
+

@@ -1,0 +1,178 @@
+"""What every protocol writes: tables (csv, Markdown, LaTeX) with the notes on the data, figures and
+run metadata, each written atomically and the same bytes on every rerun.
+
+The public reporting layer below the protocols (:mod:`locproj.protocols`):
+
+* :func:`write_table_files` writes one result table as ``<stem>.csv`` (long, with a ``data_note``
+  column), ``<stem>.md`` and, when asked, ``<stem>.tex``; datasets with a note (how the public data
+  differ from the paper's) are marked † in the Markdown and LaTeX tables, their notes below;
+* :func:`frame_to_csv`, :func:`frame_to_markdown`, :func:`to_latex`, :func:`with_notes`,
+  :func:`mark_noted` and :func:`notes_text` are its parts, for texts made of several tables;
+* :func:`new_figure`, :func:`note_below` and :func:`save_figure` make figures without pyplot
+  state or timestamps (matplotlib is imported only when a figure is made);
+* :func:`write_metadata` records an experiment's configuration, seed, config hash and versions.
+"""
+
+from __future__ import annotations
+
+import io
+import textwrap
+from pathlib import Path
+
+import pandas as pd
+
+from ._io import atomic_path, config_hash, package_versions
+
+
+DAGGER = "†"
+
+
+def ordered(values, order=None):
+    present = list(dict.fromkeys(values))
+    if order is None:
+        return sorted(present)
+    return [value for value in order if value in present]
+
+
+def write_text(path, text: str) -> None:
+    """Write UTF-8 text with ``\\n`` line endings atomically."""
+    with atomic_path(path) as tmp:
+        Path(tmp).write_bytes(text.encode("utf-8"))
+
+
+def frame_to_csv(frame: pd.DataFrame) -> str:
+    buffer = io.StringIO()
+    frame.to_csv(buffer, index=False, lineterminator="\n", float_format="%.10g")
+    return buffer.getvalue()
+
+
+def frame_to_markdown(frame: pd.DataFrame) -> str:
+    cells = frame.map(lambda value: "" if pd.isna(value) else str(value).replace("|", "\\|"))
+    lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "---|" * frame.shape[1]]
+    lines += ["| " + " | ".join(row) + " |" for row in cells.itertuples(index=False)]
+    return "\n".join(lines) + "\n"
+
+
+def tex_escape(text) -> str:
+    text = str(text).replace("_", "\\_").replace("%", "\\%").replace("&", "\\&")
+    return text.replace(DAGGER, "$^\\dagger$")
+
+
+def to_latex(table: pd.DataFrame, second_column: str = "$m$") -> str:
+    header = " & ".join(tex_escape(c) for c in ["Dataset", second_column, *table.columns[2:]]) + " \\\\"
+    lines = ["\\begin{tabular}{lr" + "c" * (table.shape[1] - 2) + "}", "\\toprule", header]
+    previous = None
+    for row in table.itertuples(index=False):
+        dataset, rest = row[0], [str(v) for v in row[1:]]
+        if dataset != previous:
+            lines.append("\\midrule")
+        name = tex_escape(dataset) if dataset != previous else ""
+        lines.append(" & ".join([name, *rest]) + " \\\\")
+        previous = dataset
+    lines += ["\\bottomrule", "\\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+def with_notes(frame: pd.DataFrame, notes) -> pd.DataFrame:
+    """A ``data_note`` column: how a row's public data differ from the paper's ('' where they do not)."""
+    return frame.assign(data_note=frame["dataset"].map(lambda d: (notes or {}).get(d, "")))
+
+
+def mark_noted(frame: pd.DataFrame, notes) -> pd.DataFrame:
+    return frame.assign(dataset=frame["dataset"].map(lambda d: f"{d}{DAGGER}" if d in (notes or {}) else d))
+
+
+def notes_text(notes, datasets, style="plain") -> str:
+    """The footnotes of the noted datasets among ``datasets``, to follow a Markdown or LaTeX table."""
+    noted = [name for name in dict.fromkeys(datasets) if name in (notes or {})]
+    if style == "tex":
+        return "".join(f"\\par\\footnotesize $^\\dagger$ {tex_escape(n)}: {tex_escape(notes[n])}\n" for n in noted)
+    return "".join(f"\n{DAGGER} {n}: {notes[n]}\n" for n in noted)
+
+
+
+def write_table_files(out_dir, stem: str, long: pd.DataFrame, shown: pd.DataFrame | str | None = None, *,
+                      latex: pd.DataFrame | str | None = None, notes=None, noted=None, caption: str = "",
+                      second_column: str = "$m$", data_note: bool = True) -> list[Path]:
+    """Write one result table: ``<stem>.csv``, ``<stem>.md`` and, with ``latex``, ``<stem>.tex``.
+
+    Parameters
+    ----------
+    out_dir : path
+    stem : str
+    long : DataFrame
+        The csv table, with a ``data_note`` column (:func:`with_notes`) unless ``data_note`` is False.
+    shown : DataFrame or str, optional
+        The Markdown table (default ``long``): a frame is written with its noted datasets marked †
+        (:func:`mark_noted`); a str is written as it is. ``caption`` goes before it.
+    latex : DataFrame or str, optional
+        The LaTeX table: a wide frame (:func:`to_latex`, its second column headed
+        ``second_column``), marked like ``shown``; or a ready text.
+    notes : mapping, optional
+        Dataset -> how its public data differ from the paper's; the notes of the datasets in
+        ``noted`` (default: the ``dataset`` column of ``shown``) follow the Markdown and LaTeX tables.
+
+    Returns
+    -------
+    list of Path
+    """
+    out_dir = Path(out_dir)
+    shown = long if shown is None else shown
+    if noted is None:
+        noted = list(shown["dataset"])
+    markdown = shown if isinstance(shown, str) else frame_to_markdown(mark_noted(shown, notes))
+    texts = {f"{stem}.csv": frame_to_csv(with_notes(long, notes) if data_note else long),
+             f"{stem}.md": caption + markdown + notes_text(notes, noted)}
+    if latex is not None:
+        table = latex if isinstance(latex, str) else to_latex(mark_noted(latex, notes), second_column)
+        texts[f"{stem}.tex"] = table + notes_text(notes, noted, style="tex")
+    for name, text in texts.items():
+        write_text(out_dir / name, text)
+    return [out_dir / name for name in texts]
+
+
+def write_metadata(path: Path, spec: dict, seed) -> None:
+    """The experiment's configuration, seed, config hash and package versions, as YAML."""
+    import yaml
+
+    metadata = {"seed": seed, "config_hash": config_hash(spec), "versions": package_versions(), "experiment": spec}
+    with atomic_path(path) as tmp:
+        tmp.write_text(yaml.safe_dump(metadata, sort_keys=True, allow_unicode=True))
+
+
+_METADATA = {
+    "png": {"Software": None},
+    "pdf": {"Creator": None, "Producer": None, "CreationDate": None},
+    "svg": {"Creator": None, "Date": None},
+}
+
+
+def new_figure(figsize):
+    """A matplotlib Figure on an Agg canvas (no pyplot state, safe in any thread)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=figsize)
+    FigureCanvasAgg(figure)
+    return figure
+
+
+def note_below(figure, text: str, width: int, bottom: float) -> None:
+    """Write ``text`` (wrapped at ``width`` characters) under the axes, which are raised to ``bottom``."""
+    figure.subplots_adjust(bottom=bottom)
+    figure.text(0.01, 0.01, textwrap.fill(text, width), fontsize="small")
+
+
+def save_figure(figure, stem, formats=("png", "pdf"), dpi=150) -> list[Path]:
+    """Save ``figure`` as ``<stem>.<format>`` for each format, atomically and without timestamps or
+    version strings (fixed SVG hash salt), so that reruns give the same bytes."""
+    import matplotlib
+
+    written = []
+    with matplotlib.rc_context({"svg.hashsalt": "locproj"}):
+        for fmt in formats:
+            path = Path(f"{stem}.{fmt}")
+            with atomic_path(path) as tmp:
+                figure.savefig(tmp, format=fmt, dpi=dpi, metadata=_METADATA.get(fmt))
+            written.append(path)
+    return written

@@ -42,13 +42,10 @@ def check_local_datasets(config: dict) -> None:
 def check_class_sizes(config: dict, name: str, spec: dict, raw: RawData, source: str) -> None:
     """Every class of dataset ``name`` (or of a view on it that keeps or merges its classes) has a
     training and a test sample for every training size of every split experiment using it."""
-    from ..protocols import SPLIT_PROTOCOLS, protocol_of
-
     y, names = encode_labels(raw, spec)
     for experiment, experiment_spec in (config.get("experiments") or {}).items():
-        if protocol_of(experiment_spec) not in SPLIT_PROTOCOLS:
-            continue
-        for used, sizes in experiment_spec["datasets"].items():
+        # the experiments that split data declare their training sizes (an embedding's panels do not)
+        for used, sizes in (experiment_spec.get("datasets") or {}).items():
             chain = _views_between(config, used, name)
             if chain is None:
                 continue

@@ -44,9 +44,11 @@ def check_experiments(config: dict) -> None:
                 raise ValueError(f"experiment {name!r}, method {method!r}: {error}") from error
 
 
-def job_rules(config: dict, experiment: str):
-    """The Snakemake rules of an experiment's jobs (:class:`locproj.protocols.base.JobRule`)."""
-    return protocol_of(config["experiments"][experiment]).job_rules(config, experiment)
+def job_rules(config: dict, experiment: str, script: str | None = None):
+    """The Snakemake rules of an experiment's jobs (:class:`locproj.protocols.base.JobRule`); with
+    ``script``, those that run that script of ``workflow/scripts``."""
+    rules = protocol_of(config["experiments"][experiment]).job_rules(config, experiment)
+    return [rule for rule in rules if script is None or rule.script == script]
 
 
 def job_config(config: dict, experiment: str, dataset: str, method: str, block=None) -> dict:

@@ -1,8 +1,13 @@
 # Experiments, through their protocol (locproj.protocols; the engine is locproj.experiments): each
 # experiment's job rules as its protocol gives them (one job per block of splits, block of r values
 # or panel), then one aggregation per experiment and a target rule asking for what it writes.
+#
+# Snakemake records the `script:` line of a rule, indentation included, as the rule's code and
+# reruns a job whose line changed; so the jobs that run run_job.py keep the line (two loops deep)
+# and the panels that run embed_panel.py theirs (one loop deep) that they have always had, and
+# results made before stay up to date.
 for _experiment in EXPERIMENTS:
-    for _job in job_rules(config, _experiment):
+    for _job in job_rules(config, _experiment, script="run_job.py"):
 
         rule:
             name:
@@ -25,7 +30,33 @@ for _experiment in EXPERIMENTS:
             params:
                 **_job.params,
             script:
-                f"../scripts/{_job.script}"
+                "../scripts/run_job.py"
+
+
+for _job in [j for e in EXPERIMENTS for j in job_rules(config, e, script="embed_panel.py")]:
+
+    rule:
+        name:
+            _job.name
+        input:
+            **_job.input,
+        output:
+            _job.output,
+        log:
+            _job.log,
+        wildcard_constraints:
+            **_job.wildcard_constraints,
+        priority: _job.priority
+        conda:
+            "../envs/locproj.yaml"
+        threads: config.get("threads", 1)
+        resources:
+            mem_mb=_job.mem_mb,
+            runtime=_job.runtime,
+        params:
+            **_job.params,
+        script:
+            "../scripts/embed_panel.py"
 
 
 def aggregate_outputs(experiment):

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from locproj.data import make_splits, prepare_dataset, write_splits
-from locproj.experiments import job_config, run_configured_job, split_blocks, split_source
+from locproj.config import split_blocks, split_source
+from locproj.experiments import job_config, run_configured_job
 from locproj.selection import read_result
 
 CONFIG = {

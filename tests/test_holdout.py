@@ -187,7 +187,7 @@ def test_the_spec_check_names_the_bad_key():
 
 
 def test_a_sampled_view_has_its_own_splits():
-    from locproj.experiments import split_path, split_source
+    from locproj.config import split_path, split_source
 
     config = {"datasets": {"d": {}}, "views": {"all": {"dataset": "d"}, "some": {"dataset": "d", "sample": 5}}}
     assert split_source(config, "all") == "d" and split_source(config, "some") == "some"

@@ -10,7 +10,8 @@ from sklearn.decomposition import PCA
 from sklearn.neighbors import KNeighborsClassifier
 
 from locproj.data import per_class_splits
-from locproj.experiments import job_config, partition_key, partition_size, split_path
+from locproj.config import partition_key, partition_size, split_path
+from locproj.experiments import job_config
 from locproj.methods import LocallyEmbeddedAnalysis
 from locproj.protocols import curve, protocol_of
 from locproj.selection import SplitResult, read_result, run_split, write_result

@@ -19,7 +19,8 @@ import locproj._io
 from locproj._io import config_hash
 from locproj.data import Dataset, make_splits, prepare_dataset, read_dataset_file, read_splits, write_splits
 from locproj.data.prepare import write_dataset
-from locproj.experiments import job_config, partition_key, run_configured_job
+from locproj.config import partition_key
+from locproj.experiments import job_config, run_configured_job
 from locproj.selection import SplitResult, read_result, write_result
 
 # --------------------------------------------------------------------------- a full disk

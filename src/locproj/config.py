@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+#: The names of datasets, views, methods and panels in paths and wildcards.
+NAME_PATTERN = "[A-Za-z0-9_]+"
+
 
 def partition_key(size) -> str:
     """``'m5'`` for 5 training samples per class, ``'f0.25'`` for a fraction of each class."""

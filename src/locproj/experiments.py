@@ -8,18 +8,8 @@ call the library below them (config helpers, reporting, selection, evaluation, r
 
 from __future__ import annotations
 
-from .config import (  # noqa: F401  (the rules' and scripts' names for them)
-    data_notes,
-    expand_targets,
-    n_splits,
-    partition_key,
-    partition_size,
-    replace_experiments,
-    report_categories,
-    split_blocks,
-    split_path,
-    split_source,
-)
+from .config import data_notes
+from .config import partition_size  # noqa: F401  (workflow/scripts/splits.py imports it from here)
 from .protocols import protocol_named, protocol_of
 
 
@@ -58,7 +48,7 @@ def job_config(config: dict, experiment: str, dataset: str, method: str, block=N
 
 
 def run_configured_job(job: dict, partition: str, splits, data_path, splits_path, outputs, n_jobs: int = 1):
-    """Run one job (``job`` from :func:`job_config`) on ``partition`` (:func:`partition_key`, or
+    """Run one job (``job`` from :func:`job_config`) on ``partition`` (:func:`locproj.config.partition_key`, or
     ``holdout``): the splits ``splits`` of ``splits_path``, the result of ``splits[i]`` written to
     ``outputs[i]``; each file is complete once it exists."""
     from .data import read_dataset_file, read_splits

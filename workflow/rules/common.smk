@@ -5,19 +5,21 @@ from snakemake.utils import validate
 
 from locproj.data.checks import check_dataset_options, check_local_datasets
 from locproj.data.sources import local_files
-from locproj.config import data_file
+from locproj.config import (
+    NAME_PATTERN,
+    data_file,
+    expand_targets,
+    partition_key,
+    replace_experiments,
+    report_categories,
+    split_path,
+)
 from locproj.experiments import (
     aggregation_inputs,
     check_experiments,
     experiment_notes,
     experiment_outputs,
-    expand_targets,
-    job_config,
     job_rules,
-    partition_key,
-    replace_experiments,
-    report_categories,
-    split_path,
 )
 
 # an overlay's `replace_experiments` first (it replaces whole experiments, which a merged
@@ -33,7 +35,6 @@ check_local_datasets(config)
 DATASETS = config["datasets"]
 VIEWS = config.get("views", {})
 MIRROR = config.get("data_mirror")
-NAME_PATTERN = "[A-Za-z0-9_]+"
 PARTITION_PATTERN = r"m\d+|f0\.\d+"  # m5: 5 per class; f0.25: a quarter of each class
 
 

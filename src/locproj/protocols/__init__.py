@@ -34,8 +34,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .base import Protocol
 
-#: The registry: protocol name -> the module (of this package) whose ``PROTOCOL`` it is. A module
-#: is imported when its protocol is first asked for, so that a job loads only its own protocol.
+#: The registry: protocol name -> the module whose ``PROTOCOL`` it is (a module of this package,
+#: or a full module path). A module is imported when its protocol is first asked for, so that a job
+#: loads only its own protocol.
 PROTOCOLS = {
     "cv_table": "table",
     "dimension_curve": "curve",
@@ -49,7 +50,8 @@ def protocol_named(name: str) -> Protocol:
     """The protocol object registered under ``name``."""
     if name not in PROTOCOLS:
         raise ValueError(f"unknown protocol {name!r}; use one of {tuple(PROTOCOLS)}")
-    return importlib.import_module(f".{PROTOCOLS[name]}", __name__).PROTOCOL
+    module = PROTOCOLS[name]
+    return importlib.import_module(module if "." in module else f"{__name__}.{module}").PROTOCOL
 
 
 def protocol_of(spec: dict) -> Protocol:

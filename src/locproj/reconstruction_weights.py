@@ -325,7 +325,8 @@ def local_krr_weights(X, nbhd: Neighborhoods, reg: float = 1.0, kernel: str = "l
         raise ValueError(f"kernel must be 'linear' or 'rbf', got {kernel!r}.")
     # the kernel blocks do not depend on lambda: cross-validation reuses them across its grid
     memo = _KERNEL_BLOCKS_MEMO.values_for(X, nbhd.indptr, nbhd.indices)
-    blocks = remembered(memo, (kernel, gamma, bool(center)), lambda: _local_kernel_blocks(X, nbhd, kernel, gamma, center))
+    blocks = remembered(memo, (kernel, gamma, bool(center)),
+                        lambda: _local_kernel_blocks(X, nbhd, kernel, gamma, center))
     pieces = []
     for chunk, K_i, k_i in blocks:
         alpha = np.linalg.solve(K_i + reg * np.eye(K_i.shape[-1]), k_i[..., None])[..., 0]  # K_i symmetric

@@ -5,7 +5,17 @@ import pytest
 from scipy import sparse
 from sklearn.kernel_ridge import KernelRidge
 
-from locproj import graphs
+from locproj.neighbour_graphs import (
+    _PRECOMPUTED_MAX,
+    class_block_graph,
+    heat_weights,
+    kneighbors,
+    laplacian,
+    laplacian_factor,
+    local_scaling_affinity,
+    symmetrize,
+)
+from locproj.reconstruction_weights import _KERNEL_BLOCKS_MEMO, lle_weights, local_krr_weights
 
 
 @pytest.fixture
@@ -23,17 +33,17 @@ def _linked_pairs(W):
 
 def test_supervised_graph_never_links_two_classes(data):
     X, y = data
-    nbhd = graphs.kneighbors(X, 4, y)
-    for W in [graphs.symmetrize(graphs.heat_weights(nbhd)), graphs.lle_weights(X, nbhd),
-              graphs.local_krr_weights(X, nbhd), graphs.class_block_graph(y),
-              graphs.local_scaling_affinity(X, y)]:
+    nbhd = kneighbors(X, 4, y)
+    for W in [symmetrize(heat_weights(nbhd)), lle_weights(X, nbhd),
+              local_krr_weights(X, nbhd), class_block_graph(y),
+              local_scaling_affinity(X, y)]:
         rows, cols = _linked_pairs(W)
         assert np.all(y[rows] == y[cols])
 
 
 def test_kneighbors_are_the_nearest_others(data):
     X, _ = data
-    nbhd = graphs.kneighbors(X, 3)
+    nbhd = kneighbors(X, 3)
     D = ((X[:, None] - X[None]) ** 2).sum(-1)
     np.fill_diagonal(D, np.inf)
     expected = np.sort(np.argsort(D, axis=1)[:, :3], axis=1)
@@ -44,20 +54,20 @@ def test_kneighbors_are_the_nearest_others(data):
 
 def test_neighbour_lists_are_remembered_per_data_labels_and_k(data):
     X, y = data
-    first = graphs.kneighbors(X, 3, y)
-    assert graphs.kneighbors(X.copy(), 3, y.copy()) is first          # same fold: no new search
-    assert graphs.kneighbors(X, 4, y) is not first
-    assert graphs.kneighbors(X, 3) is not graphs.kneighbors(X, 3, y)  # unsupervised differs
+    first = kneighbors(X, 3, y)
+    assert kneighbors(X.copy(), 3, y.copy()) is first                 # same fold: no new search
+    assert kneighbors(X, 4, y) is not first
+    assert kneighbors(X, 3) is not kneighbors(X, 3, y)                # unsupervised differs
     with pytest.raises(ValueError):
         first.indices[0] = 1                                          # shared, so read-only
-    W = graphs.heat_weights(first, 1.0)
+    W = heat_weights(first, 1.0)
     W.indices[:] = 0                                                  # the matrix owns its indices
-    assert graphs.kneighbors(X, 3, y).indices.max() > 0
+    assert kneighbors(X, 3, y).indices.max() > 0
     moved = X.copy()
     moved[0, 0] += 1.0
-    assert graphs.kneighbors(moved, 3, y) is not first
+    assert kneighbors(moved, 3, y) is not first
     with pytest.raises(ValueError, match="positive int"):
-        graphs.kneighbors(X, True, y)                                 # not the entry of 1
+        kneighbors(X, True, y)                                        # not the entry of 1
 
 
 def test_laplacian_factor_reproduces_the_laplacian():
@@ -68,26 +78,26 @@ def test_laplacian_factor_reproduces_the_laplacian():
     W = rng.uniform(0, 1, (n, n)) * (labels[:, None] == labels[None]) * (rng.uniform(size=(n, n)) < 0.6)
     W = np.triu(W, 1)
     W = sparse.csr_array(W + W.T)
-    E = graphs.laplacian_factor(W)
-    L, _ = graphs.laplacian(W)
+    E = laplacian_factor(W)
+    L, _ = laplacian(W)
     np.testing.assert_allclose(E.toarray().T @ E.toarray(), L.toarray(), atol=1e-12)
     Y = rng.standard_normal((n, 3))
     np.testing.assert_allclose(E @ Y, E.toarray() @ Y, atol=1e-12)
     np.testing.assert_allclose(E.gram(), E.toarray().T @ E.toarray(), atol=1e-12)
     ring = sparse.csr_array(np.roll(np.eye(300), 1, axis=1) + np.roll(np.eye(300), -1, axis=1))
-    assert graphs.laplacian_factor(ring) is None          # one component of 300 points
+    assert laplacian_factor(ring) is None                 # one component of 300 points
 
 
 def test_local_kernel_blocks_are_reused_across_ridges(data):
     X, y = data
-    nbhd = graphs.kneighbors(X, 4, y)
-    first = graphs.local_krr_weights(X, nbhd, reg=0.1)
-    blocks = graphs._KERNEL_BLOCKS_MEMO.values_for(X, nbhd.indptr, nbhd.indices)
+    nbhd = kneighbors(X, 4, y)
+    first = local_krr_weights(X, nbhd, reg=0.1)
+    blocks = _KERNEL_BLOCKS_MEMO.values_for(X, nbhd.indptr, nbhd.indices)
     assert len(blocks) == 1
-    second = graphs.local_krr_weights(X, nbhd, reg=10.0)
-    assert len(graphs._KERNEL_BLOCKS_MEMO.values_for(X, nbhd.indptr, nbhd.indices)) == 1
-    graphs._KERNEL_BLOCKS_MEMO.clear()
-    assert np.array_equal(graphs.local_krr_weights(X, nbhd, reg=10.0).toarray(), second.toarray())
+    second = local_krr_weights(X, nbhd, reg=10.0)
+    assert len(_KERNEL_BLOCKS_MEMO.values_for(X, nbhd.indptr, nbhd.indices)) == 1
+    _KERNEL_BLOCKS_MEMO.clear()
+    assert np.array_equal(local_krr_weights(X, nbhd, reg=10.0).toarray(), second.toarray())
     assert not np.allclose(first.toarray(), second.toarray())
 
 
@@ -95,26 +105,26 @@ def test_all_means_every_other_member_of_the_class():
     rng = np.random.default_rng(1)
     X = rng.standard_normal((9, 3))
     y = np.array([0, 0, 0, 0, 1, 1, 1, 2, 2])
-    nbhd = graphs.kneighbors(X, "all", y)
+    nbhd = kneighbors(X, "all", y)
     np.testing.assert_array_equal(nbhd.counts, [3, 3, 3, 3, 2, 2, 2, 1, 1])
     assert not np.any(nbhd.indices == nbhd.rows())
 
 
 def test_heat_weights_follow_the_gamma_convention(data):
     X, _ = data
-    nbhd = graphs.kneighbors(X, 2)
-    W = graphs.heat_weights(nbhd, gamma=3.0)
+    nbhd = kneighbors(X, 2)
+    W = heat_weights(nbhd, gamma=3.0)
     i, j = nbhd.rows()[0], nbhd.indices[0]
     assert W[i, j] == pytest.approx(np.exp(-np.sum((X[i] - X[j]) ** 2) / 3.0))
-    W_default = graphs.heat_weights(nbhd)
+    W_default = heat_weights(nbhd)
     assert W_default[i, j] == pytest.approx(np.exp(-nbhd.sq_distances[0] / nbhd.sq_distances.mean()))
 
 
 def test_symmetrize_and_laplacian(data):
     X, _ = data
-    W = graphs.symmetrize(graphs.heat_weights(graphs.kneighbors(X, 3)))
+    W = symmetrize(heat_weights(kneighbors(X, 3)))
     assert abs(W - W.T).max() == 0
-    L, D = graphs.laplacian(W)
+    L, D = laplacian(W)
     np.testing.assert_allclose(L @ np.ones(len(X)), 0, atol=1e-12)
     np.testing.assert_allclose(D.diagonal(), np.asarray(W.sum(axis=1)).ravel())
 
@@ -130,7 +140,7 @@ def test_symmetrize_and_laplacian(data):
 def test_clear_errors(data, n_neighbors, y, match):
     X, _ = data
     with pytest.raises(ValueError, match=match):
-        graphs.kneighbors(X, n_neighbors, y)
+        kneighbors(X, n_neighbors, y)
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf])
@@ -139,13 +149,13 @@ def test_nonfinite_input_is_rejected(data, bad):
     X = X.copy()
     X[3, 2] = bad
     with pytest.raises(ValueError, match="NaN or infinity"):
-        graphs.kneighbors(X, 3, y)
+        kneighbors(X, 3, y)
 
 
 @pytest.mark.parametrize("reg_mode", ["trace", "fixed", "auto"])
 def test_lle_weights_sum_to_one(data, reg_mode):
     X, y = data
-    W = graphs.lle_weights(X, graphs.kneighbors(X, 5, y), reg=1e-2, reg_mode=reg_mode)
+    W = lle_weights(X, kneighbors(X, 5, y), reg=1e-2, reg_mode=reg_mode)
     np.testing.assert_allclose(np.asarray(W.sum(axis=1)).ravel(), 1.0, atol=1e-12)
 
 
@@ -156,9 +166,9 @@ def test_lle_weights_reproduce_a_point_in_the_affine_hull(reg_mode):
     X[1:4] *= 0.1  # three points near the origin ...
     X[4:] *= 10  # ... two far away ...
     X[0] = 0.5 * X[1] + 0.3 * X[2] + 0.2 * X[3]  # ... and one in the affine hull of the three
-    nbhd = graphs.kneighbors(X, 3)
+    nbhd = kneighbors(X, 3)
     assert set(nbhd.indices[:3]) == {1, 2, 3}
-    W = graphs.lle_weights(X, nbhd, reg=0.0 if reg_mode == "fixed" else 1e-14, reg_mode=reg_mode)
+    W = lle_weights(X, nbhd, reg=0.0 if reg_mode == "fixed" else 1e-14, reg_mode=reg_mode)
     w = W[[0], :].toarray().ravel()
     np.testing.assert_allclose(w @ X, X[0], atol=1e-9 * np.abs(X[0]).max())
     np.testing.assert_allclose(w[1:4], [0.5, 0.3, 0.2], atol=1e-7)
@@ -167,14 +177,14 @@ def test_lle_weights_reproduce_a_point_in_the_affine_hull(reg_mode):
 def test_auto_regularisation_matches_de_ridder_duin():
     rng = np.random.default_rng(3)
     X = rng.standard_normal((5, 10))
-    nbhd = graphs.kneighbors(X, 4)
+    nbhd = kneighbors(X, 4)
     Z = X[0] - X[nbhd.indices[:4]]
     Q = Z @ Z.T
     lam = np.sort(np.linalg.eigvalsh(Q))[::-1]
     m = int(np.searchsorted(np.cumsum(lam) / lam.sum(), 0.8) + 1)
     sigma2 = lam[m:].mean()
     w = np.linalg.solve(Q + sigma2 * np.eye(4), np.ones(4))
-    W = graphs.lle_weights(X, nbhd, reg_mode="auto", retained_variance=0.8)
+    W = lle_weights(X, nbhd, reg_mode="auto", retained_variance=0.8)
     np.testing.assert_allclose(W[[0], :].toarray().ravel()[nbhd.indices[:4]], w / w.sum(), rtol=1e-10)
 
 
@@ -182,8 +192,8 @@ def test_auto_regularisation_matches_de_ridder_duin():
 def test_local_krr_equals_kernel_ridge_on_the_neighbours(data, kernel, gamma):
     X, y = data
     lam = 0.7
-    nbhd = graphs.kneighbors(X, 5, y)
-    A = graphs.local_krr_weights(X, nbhd, reg=lam, kernel=kernel, gamma=gamma, center=True)
+    nbhd = kneighbors(X, 5, y)
+    A = local_krr_weights(X, nbhd, reg=lam, kernel=kernel, gamma=gamma, center=True)
     f = np.random.default_rng(4).standard_normal(len(X))
     o = A @ f
     Xk = X - X.mean(axis=0) if kernel == "linear" else X
@@ -197,13 +207,13 @@ def test_local_krr_uses_k_i_between_x_i_and_its_neighbours():
     # If k_i were taken among the neighbours only (a known bug), o_i would not depend on x_i.
     rng = np.random.default_rng(5)
     X = rng.standard_normal((8, 3))
-    nbhd = graphs.kneighbors(X, 3)
-    A1 = graphs.local_krr_weights(X, nbhd, kernel="linear", center=False)
+    nbhd = kneighbors(X, 3)
+    A1 = local_krr_weights(X, nbhd, kernel="linear", center=False)
     X2 = X.copy()
     X2[0] *= 1.01  # same neighbours (checked), different x_0
-    nbhd2 = graphs.kneighbors(X2, 3)
+    nbhd2 = kneighbors(X2, 3)
     assert np.array_equal(nbhd.indices[:3], nbhd2.indices[:3])
-    A2 = graphs.local_krr_weights(X2, nbhd2, kernel="linear", center=False)
+    A2 = local_krr_weights(X2, nbhd2, kernel="linear", center=False)
     nb = nbhd.indices[:3]
     np.testing.assert_allclose(A2[[0], :].toarray().ravel()[nb], 1.01 * A1[[0], :].toarray().ravel()[nb])
 
@@ -211,7 +221,7 @@ def test_local_krr_uses_k_i_between_x_i_and_its_neighbours():
 def test_class_block_graph_gives_between_class_scatter(data):
     X, y = data
     Xc = X - X.mean(axis=0)
-    W = graphs.class_block_graph(y)
+    W = class_block_graph(y)
     Sb = sum(np.sum(y == c) * np.outer(Xc[y == c].mean(0), Xc[y == c].mean(0)) for c in np.unique(y))
     np.testing.assert_allclose(Xc.T @ (W @ Xc), Sb, atol=1e-10)
 
@@ -221,7 +231,7 @@ def test_lfda_laplacians_match_the_dense_definition(data):
 
     X, y = data
     n = len(X)
-    A = graphs.local_scaling_affinity(X, y, 7).toarray()
+    A = local_scaling_affinity(X, y, 7).toarray()
     same = y[:, None] == y[None, :]
     n_c = np.array([np.sum(y == c) for c in y])[:, None]
     W_lw = np.where(same, A / n_c, 0.0)
@@ -242,7 +252,7 @@ def test_duplicate_points_are_neighbours_at_distance_zero():
     X = rng.standard_normal((12, 4))
     X[5] = X[3]
     y = np.repeat([0, 1], 6)
-    nbhd = graphs.kneighbors(X, 2, y)
+    nbhd = kneighbors(X, 2, y)
     assert 5 in nbhd.indices[nbhd.indptr[3]:nbhd.indptr[4]]
     assert not np.any(nbhd.indices == nbhd.rows())
     assert nbhd.sq_distances[nbhd.indptr[3]] == 0.0
@@ -250,8 +260,8 @@ def test_duplicate_points_are_neighbours_at_distance_zero():
 
 def test_large_groups_use_brute_search_with_exact_distances():
     rng = np.random.default_rng(10)
-    X = rng.standard_normal((graphs._PRECOMPUTED_MAX + 20, 3))
-    nbhd = graphs.kneighbors(X, 4)
+    X = rng.standard_normal((_PRECOMPUTED_MAX + 20, 3))
+    nbhd = kneighbors(X, 4)
     i = 7
     d = ((X - X[i]) ** 2).sum(1)
     d[i] = np.inf
@@ -262,14 +272,14 @@ def test_large_groups_use_brute_search_with_exact_distances():
 def test_local_scaling_needs_a_positive_int(data):
     X, y = data
     with pytest.raises(ValueError, match="positive int"):
-        graphs.local_scaling_affinity(X, y, 0)
+        local_scaling_affinity(X, y, 0)
 
 
 @pytest.mark.parametrize("reg_mode", ["trace", "fixed"])
 def test_lle_weights_of_a_point_whose_neighbours_all_coincide_with_it_are_uniform(reg_mode):
     """UMist holds exact duplicates: with k = 1, or k duplicates, G_i = 0 and tr(G_i) = 0."""
     X = np.array([[0.0, 1.0], [0.0, 1.0], [0.0, 1.0], [3.0, 0.0], [4.0, 1.0]])
-    W = graphs.lle_weights(X, graphs.kneighbors(X, 2), reg=0.0 if reg_mode == "fixed" else 1e-3,
-                           reg_mode=reg_mode).toarray()
+    W = lle_weights(X, kneighbors(X, 2), reg=0.0 if reg_mode == "fixed" else 1e-3,
+                    reg_mode=reg_mode).toarray()
     assert np.all(np.isfinite(W))
     assert np.allclose(W[0], [0, 0.5, 0.5, 0, 0]) and np.allclose(W.sum(axis=1), 1)

@@ -6,7 +6,7 @@ from sklearn.base import clone
 from sklearn.decomposition import PCA
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
-from locproj import graphs, registry
+from locproj import registry
 from locproj.methods import (
     Fisherfaces,
     KernelLPP,
@@ -15,6 +15,8 @@ from locproj.methods import (
     LocallyEmbeddedAnalysis,
     LocalityPreservingProjection,
 )
+from locproj.neighbour_graphs import class_block_graph, heat_weights, kneighbors, laplacian, symmetrize
+from locproj.reconstruction_weights import local_krr_weights
 from locproj.solvers import solve_embedding
 
 LINEAR = [
@@ -91,7 +93,7 @@ def test_transform_is_centred_linear_projection(est):
 def test_lpp_constraint_scaling_and_eigen_equation():
     X, y = _faces_like(n_per_class=15, d=20)
     lpp = LocalityPreservingProjection(n_components=4, column_scaling="constraint").fit(X, y)
-    L, D = graphs.laplacian(graphs.symmetrize(graphs.heat_weights(graphs.kneighbors(X, 5, y))))
+    L, D = laplacian(symmetrize(heat_weights(kneighbors(X, 5, y))))
     F = lpp.transform(X)
     np.testing.assert_allclose(F.T @ (D @ F), np.eye(4), atol=1e-8)
     np.testing.assert_allclose(np.diag(F.T @ (L @ F)), lpp.eigenvalues_, atol=1e-10)
@@ -100,7 +102,7 @@ def test_lpp_constraint_scaling_and_eigen_equation():
 def test_lpp_factored_laplacian_gives_the_explicit_solution():
     X, y = _faces_like(n_per_class=8, d=60)                # d > n: the PCA-basis path
     lpp = LocalityPreservingProjection(n_components=6, n_neighbors=4, gamma=50.0).fit(X, y)
-    L, D = graphs.laplacian(graphs.symmetrize(graphs.heat_weights(graphs.kneighbors(X, 4, y), 50.0)))
+    L, D = laplacian(symmetrize(heat_weights(kneighbors(X, 4, y), 50.0)))
     explicit = solve_embedding(X, L, D, n_components=6)
     np.testing.assert_allclose(lpp.eigenvalues_, explicit.eigenvalues, rtol=1e-9, atol=1e-12)
     unit = explicit.components / np.linalg.norm(explicit.components, axis=0)
@@ -112,7 +114,7 @@ def test_llp_is_orthonormal_and_minimises_local_error():
     llp = LocalLearningProjection(n_components=5).fit(X, y)
     P = llp.components_.T
     np.testing.assert_allclose(P.T @ P, np.eye(5), atol=1e-10)
-    A = graphs.local_krr_weights(X, graphs.kneighbors(X, 5, y), reg=1.0, center=llp.center)
+    A = local_krr_weights(X, kneighbors(X, 5, y), reg=1.0, center=llp.center)
     F = llp.transform(X)
     errors = np.sum((F - A @ F) ** 2, axis=0)  # local estimation error (000 eq. 25, 33)
     np.testing.assert_allclose(errors, llp.eigenvalues_, rtol=1e-8)
@@ -160,7 +162,7 @@ def test_fisherfaces_matches_graph_lda_through_the_solver():
     pca = PCA(n_components=n - c).fit(X)
     Z = pca.transform(X)
     # LDA as graph embedding: maximise between-class scatter subject to the total scatter
-    emb = solve_embedding(Z, graphs.class_block_graph(y), n_components=c - 1, maximize=True)
+    emb = solve_embedding(Z, class_block_graph(y), n_components=c - 1, maximize=True)
     _assert_same_subspace(ours.components_.T, pca.components_.T @ emb.components)
 
 

@@ -1,7 +1,8 @@
 """Property-based tests (issue 14, item 4) of the core numerics, with ``hypothesis``.
 
-* graph weights (:mod:`locproj.graphs`): symmetric where documented, rows summing to what is
-  documented, no edge between two classes when supervised;
+* graph weights (:mod:`locproj.neighbour_graphs`, :mod:`locproj.reconstruction_weights`):
+  symmetric where documented, rows summing to what is documented, no edge between two classes
+  when supervised;
 * the all-p evaluation (:mod:`locproj.evaluation`): one pass over the columns decides as a
   classifier refitted on the first p columns, for every p;
 * the solver (:func:`locproj.solvers.solve_embedding`): the constraint holds to 1e-8 on random
@@ -22,8 +23,18 @@ from scipy import sparse
 from sklearn.neighbors import KNeighborsClassifier
 from threadpoolctl import threadpool_limits
 
-from locproj import graphs
 from locproj.evaluation import errors_all_p, predict_all_p, predict_at_p
+from locproj.neighbour_graphs import (
+    binary_weights,
+    class_block_graph,
+    heat_weights,
+    kneighbors,
+    laplacian,
+    laplacian_factor,
+    local_scaling_affinity,
+    symmetrize,
+)
+from locproj.reconstruction_weights import lle_weights, local_krr_weights, reconstruction_cost, reconstruction_error
 from locproj.solvers import GramFactor, solve_embedding
 
 CHECKS = settings(max_examples=40, deadline=None, derandomize=True, database=None,
@@ -70,23 +81,23 @@ def _assert_within_classes(M, y):
 @given(graph_problem())
 def test_neighbour_graphs_symmetric_laplacians_and_class_separation(problem):
     X, y, k, supervised = problem
-    nbhd = graphs.kneighbors(X, k, y if supervised else None)
+    nbhd = kneighbors(X, k, y if supervised else None)
     rows = nbhd.rows()
     assert np.all(rows != nbhd.indices), "a point is its own neighbour"
     expected = (np.bincount(y)[y] - 1) if supervised and k == "all" else (len(y) - 1 if k == "all" else k)
     assert np.array_equal(nbhd.counts, np.broadcast_to(expected, len(y)))
-    assert np.all(graphs.binary_weights(nbhd).data == 1)
-    for W in (graphs.binary_weights(nbhd), graphs.heat_weights(nbhd)):
+    assert np.all(binary_weights(nbhd).data == 1)
+    for W in (binary_weights(nbhd), heat_weights(nbhd)):
         assert np.all((W.data >= 0) & (W.data <= 1))
-        S = graphs.symmetrize(W)
+        S = symmetrize(W)
         assert (abs(S - S.T)).max() == 0, "symmetrize is not symmetric"
-        L, D = graphs.laplacian(S)
+        L, D = laplacian(S)
         dense_L, dense_S = _dense(L), _dense(S)
         assert np.array_equal(dense_L, dense_L.T)
         np.testing.assert_allclose(_dense(D).diagonal(), dense_S.sum(axis=1), rtol=1e-14)
         np.testing.assert_allclose(dense_L.sum(axis=1), 0.0, atol=1e-12 * max(1.0, dense_S.sum(axis=1).max()))
         assert np.linalg.eigvalsh(dense_L).min() >= -1e-10 * max(1.0, dense_S.sum(axis=1).max())
-        E = graphs.laplacian_factor(S)
+        E = laplacian_factor(S)
         np.testing.assert_allclose(E.gram(), dense_L, atol=1e-10 * max(1.0, dense_S.sum(axis=1).max()))
         if supervised:
             _assert_within_classes(S, y)
@@ -100,9 +111,9 @@ def test_neighbour_graphs_symmetric_laplacians_and_class_separation(problem):
          regularisation=("trace", 1e-3))
 def test_lle_weights_rows_sum_to_one_on_the_neighbours_only(problem, regularisation):
     X, y, k, supervised = problem
-    nbhd = graphs.kneighbors(X, k, y if supervised else None)
+    nbhd = kneighbors(X, k, y if supervised else None)
     mode, reg = regularisation
-    W = graphs.lle_weights(X, nbhd, reg=reg, reg_mode=mode)
+    W = lle_weights(X, nbhd, reg=reg, reg_mode=mode)
     dense = _dense(W)
     assert np.all(np.isfinite(dense))
     np.testing.assert_allclose(dense.sum(axis=1), 1.0, atol=1e-12 * (1 + np.abs(dense).sum(axis=1)).max())
@@ -111,15 +122,15 @@ def test_lle_weights_rows_sum_to_one_on_the_neighbours_only(problem, regularisat
     assert not np.any(dense[~pattern]), "a weight off the neighbour lists"
     if supervised:
         _assert_within_classes(W, y)
-        _assert_within_classes(graphs.reconstruction_cost(W), y)
+        _assert_within_classes(reconstruction_cost(W), y)
 
 
 @CHECKS
 @given(graph_problem(), st.sampled_from(["linear", "rbf"]), st.sampled_from([0.1, 1.0, 10.0]))
 def test_local_krr_weights_stay_on_the_neighbours(problem, kernel, reg):
     X, y, k, supervised = problem
-    nbhd = graphs.kneighbors(X, k, y if supervised else None)
-    A = _dense(graphs.local_krr_weights(X, nbhd, reg=reg, kernel=kernel))
+    nbhd = kneighbors(X, k, y if supervised else None)
+    A = _dense(local_krr_weights(X, nbhd, reg=reg, kernel=kernel))
     assert np.all(np.isfinite(A))
     pattern = np.zeros_like(A, dtype=bool)
     pattern[nbhd.rows(), nbhd.indices] = True
@@ -134,13 +145,13 @@ def test_class_graphs_are_symmetric_and_never_cross_classes(data, n_neighbors):
     X, y = data
     if len(np.unique(y)) < 2:
         with pytest.raises(ValueError, match="at least 2 classes"):
-            graphs.class_block_graph(y)
+            class_block_graph(y)
         return
-    W = _dense(graphs.class_block_graph(y))
+    W = _dense(class_block_graph(y))
     np.testing.assert_array_equal(W, W.T)
     np.testing.assert_allclose(W.sum(axis=1), 1.0, rtol=1e-12)  # D = I
     _assert_within_classes(W, y)
-    A = _dense(graphs.local_scaling_affinity(X, y, n_neighbors))
+    A = _dense(local_scaling_affinity(X, y, n_neighbors))
     np.testing.assert_array_equal(A, A.T)
     assert np.all((A >= 0) & (A <= 1)) and np.all(A.diagonal() == 1)
     _assert_within_classes(A, y)
@@ -245,14 +256,14 @@ def embedding_problem(draw):
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     X = rng.standard_normal((n, d)) * 10 ** rng.uniform(-1, 1, d) + rng.uniform(-5, 5, d)
     y = np.arange(n) % 2
-    nbhd = graphs.kneighbors(X, draw(st.integers(1, n // 2 - 1)), y)
+    nbhd = kneighbors(X, draw(st.integers(1, n // 2 - 1)), y)
     kind = draw(st.sampled_from(["laplacian", "lle", "dense"]))
     if kind == "laplacian":
-        L, degree = graphs.laplacian(graphs.symmetrize(graphs.heat_weights(nbhd)))
+        L, degree = laplacian(symmetrize(heat_weights(nbhd)))
     else:
         degree = None
         if kind == "lle":
-            L = GramFactor(graphs.reconstruction_error(graphs.lle_weights(X, nbhd)))
+            L = GramFactor(reconstruction_error(lle_weights(X, nbhd)))
         else:
             G = rng.standard_normal((n, draw(st.integers(1, n))))
             L = G @ G.T

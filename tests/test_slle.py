@@ -9,9 +9,17 @@ from sklearn.datasets import make_s_curve
 from sklearn.manifold import LocallyLinearEmbedding
 from sklearn.utils import check_random_state
 
-from locproj import graphs
 from locproj.methods import SupervisedLLE
 from locproj.methods.slle import select_subset
+from locproj.neighbour_graphs import kneighbors
+from locproj.reconstruction_weights import (
+    class_penalized_coordinates,
+    lle_weights,
+    lle_weights_out_of_sample,
+    local_pca,
+    max_sq_distance,
+    reconstruction_cost,
+)
 from locproj.solvers import bottom_eigenvectors
 
 
@@ -35,13 +43,13 @@ def three_classes():
 
 
 def _cost_matrix(X, y, k, alpha, reg, v=0.9, m=None):
-    """M = (I - W)^T (I - W) of stage I on D' (eq. 8), built from locproj.graphs directly; the
+    """M = (I - W)^T (I - W) of stage I on D' (eq. 8), built from locproj's graph modules directly; the
     automatic ridge is sigma_i^2 beyond the embedding's dimension ``m`` in ``d`` input dimensions."""
-    Z = X if alpha == 0 else graphs.class_penalized_coordinates(X, y, alpha * graphs.max_sq_distance(X))
+    Z = X if alpha == 0 else class_penalized_coordinates(X, y, alpha * max_sq_distance(X))
     reg_mode = "auto" if reg == "auto" else "fixed"
-    W = graphs.lle_weights(Z, graphs.kneighbors(Z, k), reg=0.0 if reg == "auto" else reg,
-                           reg_mode=reg_mode, retained_variance=v, subspace=None if m is None else (m, X.shape[1]))
-    return graphs.reconstruction_cost(W)
+    W = lle_weights(Z, kneighbors(Z, k), reg=0.0 if reg == "auto" else reg,
+                    reg_mode=reg_mode, retained_variance=v, subspace=None if m is None else (m, X.shape[1]))
+    return reconstruction_cost(W)
 
 
 # --------------------------------------------------------------------------- LLE = scikit-learn's
@@ -55,7 +63,7 @@ def test_alpha_zero_is_sklearn_lle_up_to_column_scaling_and_sign():
     # unit columns: a factor sqrt(n)) and the signs.
     X, X_new = _s_curve_10d(400, 1), _s_curve_10d(100, 2)
     k, R = 8, 1e-6
-    nbhd = graphs.kneighbors(X, k)
+    nbhd = kneighbors(X, k)
     r = R * np.median(np.bincount(nbhd.rows(), weights=nbhd.sq_distances))  # tr Q_i = sum_j D_ij
     ours = SupervisedLLE(2, n_neighbors=k, reg=r).fit(X)
     sk = LocallyLinearEmbedding(n_neighbors=k, n_components=2, reg=R, eigen_solver="dense").fit(X)
@@ -79,9 +87,9 @@ def test_transform_of_training_points_is_their_embedding():
 def test_out_of_sample_weights_are_the_training_weights_of_a_held_out_point():
     X = _s_curve_10d(120, 4)
     for reg_mode, reg in [("fixed", 1e-3), ("auto", 0.0)]:
-        W = graphs.lle_weights(X, graphs.kneighbors(X, 6), reg=reg, reg_mode=reg_mode)
+        W = lle_weights(X, kneighbors(X, 6), reg=reg, reg_mode=reg_mode)
         nb = np.argsort(((X[1:] - X[0]) ** 2).sum(axis=1))[:6]  # x_0's neighbours among the others
-        W_new = graphs.lle_weights_out_of_sample(X[:1], X[1:], nb[None, :], reg=reg, reg_mode=reg_mode)
+        W_new = lle_weights_out_of_sample(X[:1], X[1:], nb[None, :], reg=reg, reg_mode=reg_mode)
         np.testing.assert_allclose(W_new.toarray()[0], W.toarray()[0, 1:], rtol=1e-10, atol=1e-14)
 
 
@@ -122,9 +130,9 @@ def test_arpack_and_dense_agree_and_fits_are_deterministic(three_classes):
 def test_multiple_zero_eigenvalue_is_handled():
     # Four disconnected components: a 4-dimensional null space containing 1.  Any two
     # embedding columns orthogonal to 1 inside it are optimal (objective 0).
-    blocks = [graphs.lle_weights(Xb, graphs.kneighbors(Xb, 4), reg=1e-3, reg_mode="fixed")
+    blocks = [lle_weights(Xb, kneighbors(Xb, 4), reg=1e-3, reg_mode="fixed")
               for Xb in np.random.default_rng(1).standard_normal((4, 60, 3))]
-    M = graphs.reconstruction_cost(sparse.block_diag(blocks, format="csr"))
+    M = reconstruction_cost(sparse.block_diag(blocks, format="csr"))
     Y, lam = bottom_eigenvectors(M, 2, "arpack", random_state=0)
     np.testing.assert_allclose(lam, 0.0, atol=1e-10)
     np.testing.assert_allclose(Y.mean(axis=0), 0.0, atol=1e-12)
@@ -141,7 +149,7 @@ def test_arpack_without_convergence_falls_back_to_the_dense_solver_with_a_warnin
     from locproj import solvers
 
     X = np.random.default_rng(2).standard_normal((80, 5))
-    M = graphs.reconstruction_cost(graphs.lle_weights(X, graphs.kneighbors(X, 8), reg=1e-3))
+    M = reconstruction_cost(lle_weights(X, kneighbors(X, 8), reg=1e-3))
     dense = bottom_eigenvectors(M, 3, "dense")
 
     def no_convergence(*args, **kwargs):
@@ -163,15 +171,15 @@ def test_arpack_without_convergence_falls_back_to_the_dense_solver_with_a_warnin
 def test_penalized_coordinates_give_eq5_on_d_prime(three_classes):
     X, y = three_classes
     X, y = X[:40], y[:40]
-    penalty = 0.4 * graphs.max_sq_distance(X)
+    penalty = 0.4 * max_sq_distance(X)
     D = scipy.spatial.distance.cdist(X, X, "sqeuclidean")
     assert penalty == pytest.approx(0.4 * D.max(), rel=1e-12)
     Dp = D + penalty * (y[:, None] != y[None, :])  # eq. 8
-    Z = graphs.class_penalized_coordinates(X, y, penalty)
+    Z = class_penalized_coordinates(X, y, penalty)
     np.testing.assert_allclose(scipy.spatial.distance.cdist(Z, Z, "sqeuclidean"), Dp, atol=1e-10)
     k = 6
-    nbhd = graphs.kneighbors(Z, k)
-    W = graphs.lle_weights(Z, nbhd, reg=1e-2, reg_mode="fixed").toarray()
+    nbhd = kneighbors(Z, k)
+    W = lle_weights(Z, nbhd, reg=1e-2, reg_mode="fixed").toarray()
     for i in [0, 13, 27]:
         N = nbhd.indices[nbhd.indptr[i]:nbhd.indptr[i + 1]]
         np.testing.assert_array_equal(np.sort(N), np.sort(np.argsort(np.where(np.arange(40) == i, np.inf, Dp[i]))[:k]))
@@ -224,8 +232,8 @@ def test_retained_variance_finds_the_dimension_of_a_plane():
 
 def test_noise_variance_is_the_mean_of_the_discarded_eigenvalues_of_q():
     X = _s_curve_10d(60, 5)
-    nbhd = graphs.kneighbors(X, 7)
-    m, sigma2 = graphs.local_pca(X, nbhd, 0.8)
+    nbhd = kneighbors(X, 7)
+    m, sigma2 = local_pca(X, nbhd, 0.8)
     for i in [0, 31]:
         N = nbhd.indices[nbhd.indptr[i]:nbhd.indptr[i + 1]]
         lam = np.sort(np.linalg.eigvalsh((X[i] - X[N]) @ (X[i] - X[N]).T))[::-1]
@@ -233,7 +241,7 @@ def test_noise_variance_is_the_mean_of_the_discarded_eigenvalues_of_q():
         assert m[i] == m_i
         assert sigma2[i] == pytest.approx(lam[m_i:].mean(), rel=1e-10)
     # ... and it is the ridge of reg='auto'
-    W = graphs.lle_weights(X, nbhd, reg_mode="auto", retained_variance=0.8).toarray()
+    W = lle_weights(X, nbhd, reg_mode="auto", retained_variance=0.8).toarray()
     N = nbhd.indices[:7]
     Q = (X[0] - X[N]) @ (X[0] - X[N]).T
     w = np.linalg.solve(Q + sigma2[0] * np.eye(7), np.ones(7))

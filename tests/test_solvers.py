@@ -7,7 +7,15 @@ from scipy import sparse
 from sklearn.decomposition import PCA
 from threadpoolctl import threadpool_limits
 
-from locproj import graphs
+from locproj.neighbour_graphs import (
+    class_block_graph,
+    heat_weights,
+    kneighbors,
+    laplacian,
+    laplacian_factor,
+    symmetrize,
+)
+from locproj.reconstruction_weights import lle_weights, reconstruction_error
 from locproj.solvers import GramFactor, fix_signs, pca_basis, solve_embedding
 
 
@@ -15,8 +23,8 @@ def _problem(n=40, d=8, seed=0, classes=4):
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, d)) * np.linspace(3, 0.5, d)
     y = np.arange(n) % classes
-    nbhd = graphs.kneighbors(X, 3, y)
-    L, D = graphs.laplacian(graphs.symmetrize(graphs.heat_weights(nbhd)))
+    nbhd = kneighbors(X, 3, y)
+    L, D = laplacian(symmetrize(heat_weights(nbhd)))
     return X, y, L, D
 
 
@@ -103,8 +111,8 @@ def test_singular_constraint_gets_the_ridge_and_null_directions_come_first():
     n, c = 24, 3
     X = rng.standard_normal((n, 100))
     y = np.arange(n) % c
-    W = graphs.class_block_graph(y)
-    L_w, _ = graphs.laplacian(W)
+    W = class_block_graph(y)
+    L_w, _ = laplacian(W)
     emb = solve_embedding(X, sparse.eye_array(n, format="csr"), L_w, maximize=True)
     assert emb.regularized
     F = (X - emb.mean) @ emb.components[:, : c - 1]
@@ -128,7 +136,7 @@ def test_degenerate_eigenspace_is_resolved_deterministically_by_variance():
     n, c = 30, 4
     X = rng.standard_normal((n, 80))
     y = np.arange(n) % c
-    L, D = graphs.laplacian(graphs.symmetrize(graphs.heat_weights(graphs.kneighbors(X, 3, y))))
+    L, D = laplacian(symmetrize(heat_weights(kneighbors(X, 3, y))))
     runs = [solve_embedding(X, L, D) for _ in range(2)]
     assert np.array_equal(runs[0].components, runs[1].components)
     emb = runs[0]
@@ -171,7 +179,7 @@ def test_fewer_samples_than_features_solves_the_pencil_in_householder_coordinate
 
     X, y, L, D = _problem(24, 40)                 # rank n - 1: the centred data span 1^perp
     W = D - L
-    graph = GramFactor(graphs.laplacian_factor(W)) if factored else L
+    graph = GramFactor(laplacian_factor(W)) if factored else L
     emb = solve_embedding(X, graph, D, n_components=6)
     remembered = solvers._DATA_MEMO.values_for(X, np.asarray(True)).values()
     assert any(isinstance(value, solvers._ComplementBasis) for value in remembered)
@@ -205,7 +213,7 @@ def test_a_degenerate_cluster_cut_by_n_components_is_resolved_whole():
     X = rng.standard_normal((20, 30))     # n <= d: the class indicators lie in the data's span
     y = np.repeat(np.arange(4), 5)
     W = sparse.csr_array((y[:, None] == y[None]).astype(float) - np.eye(20))
-    L, D = graphs.laplacian(W)            # complete class graphs: a 3-fold zero eigenvalue
+    L, D = laplacian(W)                   # complete class graphs: a 3-fold zero eigenvalue
     full = solve_embedding(X, L, D)
     assert np.allclose(full.eigenvalues[:3], 0.0, atol=1e-10) and full.eigenvalues[3] > 1e-6
     for k in (1, 2):
@@ -274,7 +282,7 @@ def test_gram_factor_equals_the_explicit_matrix(shape):
     from locproj.solvers import GramFactor
 
     X, y, _, _ = _problem(*shape, classes=2)
-    E = graphs.reconstruction_error(graphs.lle_weights(X, graphs.kneighbors(X, 3, y)))
+    E = reconstruction_error(lle_weights(X, kneighbors(X, 3, y)))
     explicit = solve_embedding(X, sparse.csr_array(E.T @ E), n_components=4)
     factored = solve_embedding(X, GramFactor(E), n_components=4)
     np.testing.assert_allclose(factored.eigenvalues, explicit.eigenvalues, rtol=1e-8, atol=1e-12)

@@ -112,7 +112,7 @@ class GramFactor:
         return self.E.T @ (self.E @ Y)
 
     def toarray(self) -> np.ndarray:
-        if hasattr(self.E, "gram"):  # e.g. locproj.graphs.BlockDiagonal: E^T E block by block
+        if hasattr(self.E, "gram"):  # e.g. locproj.neighbour_graphs.BlockDiagonal: E^T E block by block
             return self.E.gram()
         E = self.E.toarray() if hasattr(self.E, "toarray") else np.asarray(self.E)
         return E.T @ E

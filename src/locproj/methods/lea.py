@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from .. import graphs
+from ..neighbour_graphs import kneighbors
+from ..reconstruction_weights import lle_weights, reconstruction_error
 from ..solvers import GramFactor
 from ._base import GraphEmbeddingTransformer, GraphProblem
 
@@ -69,11 +70,11 @@ class LocallyEmbeddedAnalysis(GraphEmbeddingTransformer):
         self.column_scaling = column_scaling
 
     def _problem(self, X, y):
-        nbhd = graphs.kneighbors(X, self.n_neighbors, y if self.supervised else None)
-        W = graphs.lle_weights(X, nbhd, reg=self.reg, reg_mode=self.reg_mode,
-                               retained_variance=self.retained_variance)
+        nbhd = kneighbors(X, self.n_neighbors, y if self.supervised else None)
+        W = lle_weights(X, nbhd, reg=self.reg, reg_mode=self.reg_mode,
+                        retained_variance=self.retained_variance)
         if self.mode == "d_to_d":  # eq. 9
-            return GraphProblem(L=GramFactor(graphs.reconstruction_error(W)), B=None,
+            return GraphProblem(L=GramFactor(reconstruction_error(W)), B=None,
                                 constraint_scale=float(np.sqrt(len(X))))
         if self.mode == "d_to_1":  # eq. 11
             D = sparse.diags_array(np.asarray(W.sum(axis=1)).ravel(), format="csr")

@@ -6,7 +6,7 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse.linalg import LinearOperator, aslinearoperator
 
-from .. import graphs
+from ..neighbour_graphs import laplacian, local_scaling_affinity
 from ._base import GraphEmbeddingTransformer, GraphProblem
 
 
@@ -18,16 +18,16 @@ def lfda_laplacians(X, y, n_neighbors: int = 7):
     ``W_lb = 11^T / n + (within-class correction)``; the Laplacian of ``11^T / n`` is the
     centring matrix ``H``, applied implicitly, so ``L_b`` is never stored densely.
     """
-    A = sparse.coo_array(graphs.local_scaling_affinity(X, y, n_neighbors))
+    A = sparse.coo_array(local_scaling_affinity(X, y, n_neighbors))
     n = len(X)
     _, inverse, counts = np.unique(np.asarray(y), return_inverse=True, return_counts=True)
     n_c = counts[inverse][A.row]
     W_lw = sparse.csr_array((A.data / n_c, (A.row, A.col)), shape=(n, n))
     W_rest = sparse.csr_array((A.data * (1.0 / n - 1.0 / n_c) - 1.0 / n, (A.row, A.col)), shape=(n, n))
-    L_w, _ = graphs.laplacian(W_lw)
+    L_w, _ = laplacian(W_lw)
     centring = LinearOperator((n, n), matvec=lambda v: v - v.mean(), matmat=lambda V: V - V.mean(axis=0),
                               rmatvec=lambda v: v - v.mean(), dtype=float)
-    L_b = centring + aslinearoperator(graphs.laplacian(W_rest)[0])
+    L_b = centring + aslinearoperator(laplacian(W_rest)[0])
     return L_b, L_w
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .. import graphs
+from ..neighbour_graphs import kneighbors
+from ..reconstruction_weights import local_krr_weights, reconstruction_error
 from ..solvers import GramFactor
 from ._base import GraphEmbeddingTransformer, GraphProblem
 
@@ -64,8 +65,8 @@ class LocalLearningProjection(GraphEmbeddingTransformer):
         self.column_scaling = column_scaling
 
     def _problem(self, X, y):
-        nbhd = graphs.kneighbors(X, self.n_neighbors, y if self.supervised else None)
-        A = graphs.local_krr_weights(X, nbhd, reg=self.reg, kernel=self.kernel, gamma=self.gamma,
-                                     center=self.center)
+        nbhd = kneighbors(X, self.n_neighbors, y if self.supervised else None)
+        A = local_krr_weights(X, nbhd, reg=self.reg, kernel=self.kernel, gamma=self.gamma,
+                              center=self.center)
         # T = (I - A)^T (I - A) (eq. 36), handed over in factored form
-        return GraphProblem(L=GramFactor(graphs.reconstruction_error(A)), constraint="orthonormal")
+        return GraphProblem(L=GramFactor(reconstruction_error(A)), constraint="orthonormal")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .. import graphs
+from ..neighbour_graphs import binary_weights, heat_weights, kneighbors, laplacian, laplacian_factor, symmetrize
 from ..solvers import GramFactor
 from ._base import GraphEmbeddingTransformer, GraphProblem
 
@@ -11,16 +11,16 @@ def lpp_graph(X, y, n_neighbors, weight: str, gamma, supervised: bool, factored:
     """Laplacian ``L = D - W`` and degree matrix ``D`` of the symmetrised kNN graph
     (``W = max(W, W^T)``) with binary or heat-kernel weights (003 eq. 12-14).  ``factored``:
     ``L`` as a :class:`~locproj.solvers.GramFactor` when the graph's components are small."""
-    nbhd = graphs.kneighbors(X, n_neighbors, y if supervised else None)
+    nbhd = kneighbors(X, n_neighbors, y if supervised else None)
     if weight == "heat":
-        W = graphs.heat_weights(nbhd, gamma)
+        W = heat_weights(nbhd, gamma)
     elif weight == "binary":
-        W = graphs.binary_weights(nbhd)
+        W = binary_weights(nbhd)
     else:
         raise ValueError(f"weight must be 'heat' or 'binary', got {weight!r}.")
-    W = graphs.symmetrize(W)
-    L, D = graphs.laplacian(W)
-    factor = graphs.laplacian_factor(W) if factored else None
+    W = symmetrize(W)
+    L, D = laplacian(W)
+    factor = laplacian_factor(W) if factored else None
     return (L if factor is None else GramFactor(factor)), D
 
 

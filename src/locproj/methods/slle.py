@@ -16,7 +16,16 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .. import graphs
+from ..neighbour_graphs import kneighbors
+from ..reconstruction_weights import (
+    class_penalized_coordinates,
+    lle_weights,
+    lle_weights_out_of_sample,
+    local_spectra,
+    max_sq_distance,
+    reconstruction_cost,
+    spectrum_summary,
+)
 from ..solvers import bottom_eigenvectors
 from ._base import check_fit_values
 
@@ -33,7 +42,7 @@ class SupervisedLLE(TransformerMixin, BaseEstimator):
     SLLE (§4.2) replaces ``D`` by ``D' = D + alpha max(D) Delta`` (eq. 8), ``Delta_ij = 1`` when
     the labels of ``x_i`` and ``x_j`` differ, both for the neighbour search and for ``Q``.  ``D'``
     is the squared distance of ``x`` with ``sqrt(alpha max(D) / 2)`` times its label's one-hot
-    code appended (:func:`locproj.graphs.class_penalized_coordinates`), so eq. 5 on ``D'`` is
+    code appended (:func:`locproj.reconstruction_weights.class_penalized_coordinates`), so eq. 5 on ``D'`` is
     eq. 3 on those coordinates and no ``n x n`` matrix is formed.  ``alpha = 0`` is LLE;
     ``alpha = 1`` puts every other class beyond every point of one's own, and each class is
     embedded on its own (below).
@@ -49,7 +58,7 @@ class SupervisedLLE(TransformerMixin, BaseEstimator):
     own ``m_i`` (from ``v``) serves the majority vote only: with ``sigma_i^2`` beyond ``m_i``, a
     neighbourhood in a bend of a 2-D sheet in 3-D needs ``m_i = 3 = d`` and gets ``sigma_i^2 = 0``
     exactly where Fig. 2(b) has its peaks (docs/fidelity, "Paper 004").  ``sigma_i^2 = 0`` is
-    floored at ``1e-12 tr(Q^(i))``.  This is :func:`locproj.graphs.lle_weights` with
+    floored at ``1e-12 tr(Q^(i))``.  This is :func:`locproj.reconstruction_weights.lle_weights` with
     ``reg_mode='auto'`` and ``subspace=(n_components_, d)``.
 
     **Stage II** (eq. 6-7).  ``Y`` minimises ``tr(Y M Y^T)``, ``M = (I - W)^T (I - W)``,
@@ -90,7 +99,7 @@ class SupervisedLLE(TransformerMixin, BaseEstimator):
     **New points** (end of §2).  The ``k`` nearest reference points of ``x`` in plain Euclidean
     distance (labels are unknown), weights by eq. 4 with the same regularisation (``r``, or
     ``sigma^2`` of the new point's own ``Q``), ``y = sum_j w_j y_N(j)``
-    (:func:`locproj.graphs.lle_weights_out_of_sample`).  A new point equal to a reference point
+    (:func:`locproj.reconstruction_weights.lle_weights_out_of_sample`).  A new point equal to a reference point
     is mapped onto its embedding (the ``r -> 0`` limit of eq. 4), so ``transform`` of the
     training data reproduces ``embedding_``.
 
@@ -191,12 +200,12 @@ class SupervisedLLE(TransformerMixin, BaseEstimator):
 
         # stage I on all samples: m_i (§3.1) and sigma_i^2 (§3.2)
         Z = self._coordinates(X, y)
-        nbhd = graphs.kneighbors(Z, k)
-        spectra = graphs.local_spectra(Z, nbhd)
-        m_i = graphs.spectrum_summary(spectra, v)[0]
+        nbhd = kneighbors(Z, k)
+        spectra = local_spectra(Z, nbhd)
+        m_i = spectrum_summary(spectra, v)[0]
         n_components = self._dimension(m_i)
         subspace = (n_components, X.shape[1])  # sigma_i^2 beyond the embedding's m, in d dimensions
-        _, sigma2, ridge = graphs.spectrum_summary(spectra, v, subspace)
+        _, sigma2, ridge = spectrum_summary(spectra, v, subspace)
 
         # subset selection (§3.3), then stage I again on the subset
         if self.n_subset is None:
@@ -205,7 +214,7 @@ class SupervisedLLE(TransformerMixin, BaseEstimator):
             p = self._subset_size(n, k)
             subset = np.sort(select_subset(sigma2, p, rng))
             Z = self._coordinates(X[subset], None if y is None else y[subset])
-            nbhd = graphs.kneighbors(Z, k)
+            nbhd = kneighbors(Z, k)
         p = len(subset)
         if n_components > p - 1:
             raise ValueError(f"n_components={n_components} but only {p - 1} components are available "
@@ -214,13 +223,13 @@ class SupervisedLLE(TransformerMixin, BaseEstimator):
         reg, reg_mode = self._regularisation()
         if reg_mode == "auto" and self.n_subset is None:  # the ridge of the first stage I, not recomputed
             reg, reg_mode = ridge, "fixed"
-        W = graphs.lle_weights(Z, nbhd, reg=reg, reg_mode=reg_mode, retained_variance=v, subspace=subspace)
+        W = lle_weights(Z, nbhd, reg=reg, reg_mode=reg_mode, retained_variance=v, subspace=subspace)
 
         # stage II
         solver = self.eigen_solver
         if solver == "auto":
             solver = "dense" if p <= _DENSE_MAX else "arpack"
-        Y, eigenvalues = bottom_eigenvectors(graphs.reconstruction_cost(W), n_components, solver, rng)
+        Y, eigenvalues = bottom_eigenvectors(reconstruction_cost(W), n_components, solver, rng)
 
         self.n_components_ = n_components
         self.retained_variance_ = v
@@ -241,7 +250,7 @@ class SupervisedLLE(TransformerMixin, BaseEstimator):
         """Coordinates whose squared distances are ``D'`` (eq. 8); ``X`` itself for LLE."""
         if self.alpha == 0 or y is None:
             return X
-        return graphs.class_penalized_coordinates(X, y, float(self.alpha) * graphs.max_sq_distance(X))
+        return class_penalized_coordinates(X, y, float(self.alpha) * max_sq_distance(X))
 
     def _dimension(self, m_i) -> int:
         if isinstance(self.n_components, Integral):
@@ -259,9 +268,9 @@ class SupervisedLLE(TransformerMixin, BaseEstimator):
     def _map(self, X, Y):
         neighbors = self.nbrs_.kneighbors(X, return_distance=False)
         reg, reg_mode = self._regularisation()
-        W = graphs.lle_weights_out_of_sample(X, self.X_fit_, neighbors, reg=reg, reg_mode=reg_mode,
-                                             retained_variance=self.retained_variance_,
-                                             subspace=(self.n_components_, self.n_features_in_))
+        W = lle_weights_out_of_sample(X, self.X_fit_, neighbors, reg=reg, reg_mode=reg_mode,
+                                      retained_variance=self.retained_variance_,
+                                      subspace=(self.n_components_, self.n_features_in_))
         return np.asarray(W @ Y)
 
     # ------------------------------------------------------------------ validation

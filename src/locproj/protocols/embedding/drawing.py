@@ -1,8 +1,7 @@
 """The figures of the ``embedding`` protocol: :func:`plot_figure` and its layout and drawing helpers.
 
 The only module of the package that uses matplotlib (imported in the functions that draw, so that
-a job fitting a panel does not load it); it also checks option ``novel_marker`` (a matplotlib
-marker and colour) for :mod:`.options`.
+a job fitting a panel does not load it).
 """
 
 from __future__ import annotations
@@ -17,34 +16,6 @@ from .checks import tau_stop
 from .options import DEFAULT_SERIES, DPI, FORMATS, SCATTER_KINDS
 from .samples import coordinates
 from .samples import visible as _visible
-
-
-# --------------------------------------------------------------------------- options
-
-
-def check_novel_marker(style, fail) -> None:
-    """``novel_marker``: a matplotlib marker, a positive size and an edge colour (or none)."""
-    if style is None:
-        return
-    from matplotlib.colors import is_color_like
-    from matplotlib.markers import MarkerStyle
-
-    def bad(why):
-        fail(f"novel_marker must be {{marker, size, edgecolor}} ({why}), got {style!r}")
-
-    if not (isinstance(style, dict) and style and set(style) <= {"marker", "size", "edgecolor"}):
-        bad("one or more of these keys")
-    if "marker" in style:
-        try:
-            MarkerStyle(style["marker"])
-        except (ValueError, TypeError):
-            bad(f"{style['marker']!r} is not a matplotlib marker")
-    size = style.get("size", 1)
-    if isinstance(size, bool) or not isinstance(size, (int, float)) or size <= 0:
-        bad("size is an area in points^2 > 0")
-    edge = style.get("edgecolor", "none")
-    if not (isinstance(edge, str) and (edge == "none" or is_color_like(edge))):
-        bad(f"edgecolor {edge!r} is not a matplotlib colour or none")
 
 
 # --------------------------------------------------------------------------- figures

@@ -271,8 +271,6 @@ def _check_split(panel: dict, fail) -> None:
 
 def _check_drawing(panel: dict, fail) -> None:
     """The options of scatter panels: what is drawn, where, and what is computed on it."""
-    from .drawing import check_novel_marker  # matplotlib markers and colours, loaded only for a novel_marker
-
     for key, allowed in (("space", SPACES), ("draw", DRAWS), ("classifier", CLASSIFIERS + (None,))):
         default = None if key == "classifier" else allowed[0]
         if panel.get(key, default) not in allowed:
@@ -291,7 +289,7 @@ def _check_drawing(panel: dict, fail) -> None:
         fail(f"mark_misclassified must be true or false, got {panel['mark_misclassified']!r}")
     if panel.get("mark_misclassified") and panel["kind"] != "embedding":
         fail("mark_misclassified marks points of an embedding panel")
-    check_novel_marker(panel.get("novel_marker"), fail)
+    _check_novel_marker(panel.get("novel_marker"), fail)
     images = panel.get("images")
     if images is not None and not (_is_index(images) and images >= 1 and panel.get("dims", 2) == 2
                                    and panel["kind"] == "embedding"):
@@ -299,6 +297,27 @@ def _check_drawing(panel: dict, fail) -> None:
     labels, axes = panel.get("axis_labels"), 2 if panel["kind"] == "attribute" else panel.get("dims", 2)
     if labels is not None and not (isinstance(labels, list) and len(labels) == axes):
         fail(f"axis_labels must list {axes} labels, got {labels!r}")
+
+
+def _check_novel_marker(style, fail) -> None:
+    """``novel_marker``: a matplotlib marker, a positive size and an edge colour (or none)."""
+    if style is None:
+        return
+    from ...reporting import is_colour, is_marker   # matplotlib's checks: imported only for a novel_marker
+
+    def bad(why):
+        fail(f"novel_marker must be {{marker, size, edgecolor}} ({why}), got {style!r}")
+
+    if not (isinstance(style, dict) and style and set(style) <= {"marker", "size", "edgecolor"}):
+        bad("one or more of these keys")
+    if "marker" in style and not is_marker(style["marker"]):
+        bad(f"{style['marker']!r} is not a matplotlib marker")
+    size = style.get("size", 1)
+    if isinstance(size, bool) or not isinstance(size, (int, float)) or size <= 0:
+        bad("size is an area in points^2 > 0")
+    edge = style.get("edgecolor", "none")
+    if not (isinstance(edge, str) and (edge == "none" or is_colour(edge))):
+        bad(f"edgecolor {edge!r} is not a matplotlib colour or none")
 
 
 def fit_params(panel: dict) -> dict:

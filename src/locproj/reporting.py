@@ -9,7 +9,8 @@ The public reporting layer below the protocols (:mod:`locproj.protocols`):
 * :func:`frame_to_csv`, :func:`frame_to_markdown`, :func:`to_latex`, :func:`with_notes`,
   :func:`mark_noted` and :func:`notes_text` are its parts, for texts made of several tables;
 * :func:`new_figure`, :func:`note_below` and :func:`save_figure` make figures without pyplot
-  state or timestamps (matplotlib is imported only when a figure is made);
+  state or timestamps, and :func:`is_marker` and :func:`is_colour` check drawing options
+  (matplotlib is imported only when a figure is made or an option checked);
 * :func:`write_metadata` records an experiment's configuration, seed, config hash and versions.
 """
 
@@ -155,6 +156,24 @@ def new_figure(figsize):
     figure = Figure(figsize=figsize)
     FigureCanvasAgg(figure)
     return figure
+
+
+def is_marker(value) -> bool:
+    """Whether matplotlib can draw ``value`` as a marker (checking options before anything is drawn)."""
+    from matplotlib.markers import MarkerStyle
+
+    try:
+        MarkerStyle(value)
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
+def is_colour(value) -> bool:
+    """Whether ``value`` is a matplotlib colour."""
+    from matplotlib.colors import is_color_like
+
+    return is_color_like(value)
 
 
 def note_below(figure, text: str, width: int, bottom: float) -> None:

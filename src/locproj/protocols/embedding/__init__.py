@@ -1,0 +1,145 @@
+"""The ``embedding`` protocol: one fit per panel, drawn as scatter plots or images (Figs. 1-3 of paper 001,
+Figs. 1-4 of paper 004).
+
+The options of a panel and of a figure are described (and checked) in :mod:`.options`. The package:
+
+:mod:`.options`
+    The option reference, the option constants and :func:`check_spec`.
+:mod:`.samples`
+    Which samples a panel keeps, holds out of the fit and draws.
+:mod:`.checks`
+    The order checks, the nearest-mean errors and the convergence checks.
+:mod:`.panels`
+    One panel's fit (:func:`run_panel`, one job) and its file (:func:`read_panel`).
+:mod:`.tables`
+    The checks table and the paper's statements beside it.
+:mod:`.drawing`
+    The figures (:func:`plot_figure`): the only module that uses matplotlib.
+
+This module holds the aggregation (:func:`aggregate_embedding`) and the protocol object
+(:class:`Embedding`, :data:`PROTOCOL`), and re-exports the public names of the modules above.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from ...config import data_file
+from ..base import JobRule, Output, Protocol, figures_and_metadata
+from .checks import novel_placement_fraction, turn_neighbour_fraction
+from .drawing import binned_medians, plot_figure
+from .options import COLOURS, PANEL_KINDS, check_spec
+from .panels import border_samples, input_space_basis, read_panel, run_panel
+from .samples import novel_split, per_class_split, select_samples
+from .tables import checks_table, compare_checks, write_check_comparison, write_checks
+
+# Also importable from here, as from the former single module (tests, benchmarks, notebooks):
+from .checks import nearest_mean_errors, settled_iteration, tau_stop  # noqa: F401
+from .drawing import _novel_marker  # noqa: F401
+from .options import (  # noqa: F401
+    CHECK_COLUMNS, CLASSIFIERS, DEFAULT_SERIES, DERIVED_SERIES, DPI, DRAWS, FORMATS, IMAGE_KINDS, OVERLAYS,
+    SCATTER_KINDS, SPACES,
+)
+from .panels import attribute_basis, overlay_arrays  # noqa: F401
+from .samples import holdout_panel_split  # noqa: F401
+from .tables import PUBLISHED_CHECK_KINDS  # noqa: F401
+
+__all__ = [
+    "PANEL_KINDS", "COLOURS", "aggregate_embedding", "binned_medians", "border_samples", "check_spec", "checks_table",
+    "input_space_basis", "novel_placement_fraction", "novel_split", "per_class_split", "plot_figure",
+    "read_panel", "run_panel", "select_samples", "turn_neighbour_fraction", "write_checks",
+]
+
+
+# --------------------------------------------------------------------------- aggregation
+
+
+def aggregate_embedding(spec: dict, panel_paths: dict, out_dir, notes: dict | None = None, seed=None) -> None:
+    """Figures, order checks and run metadata of an embedding experiment.
+
+    Parameters
+    ----------
+    spec : dict
+        The experiment's config entry (``panels``, ``figures``).
+    panel_paths : dict
+        Panel name -> the file :func:`run_panel` wrote.
+    out_dir : path
+        Receives ``figures/{figure}.png`` and ``.pdf`` (one per entry of ``figures``),
+        ``checks.csv``, ``checks.md``, ``metadata.yaml`` and, with ``published``, the paper's
+        statements beside the checks (:func:`compare_checks`: ``comparison.csv/.md``, the
+        experiment being the name of ``out_dir``); all written atomically, and the
+        figures and tables are the same bytes on every rerun.
+    notes : dict, optional
+        Dataset -> how its data differ from the paper's (:func:`locproj.experiments.data_notes`),
+        printed on every figure showing that dataset and under the checks table.
+    seed : optional
+        Recorded in ``metadata.yaml``.
+    """
+    from ...reporting import write_metadata
+
+    out_dir = Path(out_dir)
+    unknown = sorted(set(panel_paths) - set(spec.get("panels") or {}))
+    if unknown:
+        raise ValueError(f"panel files for unknown panels {unknown}")
+    for name, figure in (spec.get("figures") or {}).items():
+        missing = [p for p in figure["panels"] if p not in panel_paths]
+        if missing:
+            raise ValueError(f"figure {name!r}: no panel file for {missing}")
+    panels = {name: read_panel(path) for name, path in panel_paths.items()}
+    for name, figure in (spec.get("figures") or {}).items():
+        plot_figure(figure, {p: (spec["panels"][p], panels[p]) for p in figure["panels"]},
+                    out_dir / "figures" / name, notes)
+    table = checks_table(spec, panels)
+    write_checks(table, out_dir, notes)
+    if spec.get("published"):
+        write_check_comparison(compare_checks(table, spec, experiment=out_dir.name), out_dir)
+    write_metadata(out_dir / "metadata.yaml", spec, seed)
+
+
+class Embedding(Protocol):
+    """One job per panel (``embed_panel.py``: :func:`run_panel`), then one aggregation."""
+
+    name = "embedding"
+
+    def check(self, spec: dict) -> None:
+        check_spec(spec)
+
+    def datasets(self, spec: dict) -> list[str]:
+        return list(dict.fromkeys(panel["dataset"] for panel in spec["panels"].values()))
+
+    def method_entries(self, spec: dict) -> dict:
+        return {}      # each panel's method is checked by check_spec
+
+    def aggregation_inputs(self, config: dict, experiment: str) -> dict[str, str]:
+        return {panel: f"results/{experiment}/panels/{panel}.h5"
+                for panel in config["experiments"][experiment]["panels"]}
+
+    def job_rules(self, config: dict, experiment: str) -> list[JobRule]:
+        spec = config["experiments"][experiment]
+        return [JobRule(
+            name=f"embed_{experiment}",
+            output=[f"results/{experiment}/panels/{{panel}}.h5"],
+            log=f"logs/embed/{experiment}/{{panel}}.log",
+            input=dict(data=lambda wc: data_file(config, spec["panels"][wc.panel]["dataset"])),
+            params=dict(panel=lambda wc: spec["panels"][wc.panel], seed=config["seed"]),
+            script="embed_panel.py",
+            runtime=10,
+            mem_mb=2000,
+            wildcard_constraints=dict(panel="[A-Za-z0-9_]+"),
+        )]
+
+    def aggregate(self, spec: dict, inputs, out_dir, seed=None, notes=None) -> None:
+        aggregate_embedding(spec, dict(inputs.items()), out_dir, notes=notes, seed=seed)
+
+    def outputs(self, experiment: str, spec: dict) -> list[Output]:
+        out = f"results/{experiment}"
+        published = [Output("comparison_csv", f"{out}/comparison.csv", "../report/comparison.rst"),
+                     Output("comparison_md", f"{out}/comparison.md", target=True)] if spec.get("published") else []
+        figures, metadata = figures_and_metadata(out, "../report/figures_embedding.rst")
+        return [Output("checks_csv", f"{out}/checks.csv", "../report/checks.rst"),
+                Output("checks_md", f"{out}/checks.md", target=True),
+                *published, figures, dataclasses.replace(metadata, target=True)]
+
+
+PROTOCOL = Embedding()

@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from ...config import data_file
+from ...config import NAME_PATTERN, data_file
 from ..base import JobRule, Output, Protocol, figures_and_metadata
 from .checks import novel_placement_fraction, turn_neighbour_fraction
 from .drawing import binned_medians, plot_figure
@@ -126,7 +126,7 @@ class Embedding(Protocol):
             script="embed_panel.py",
             runtime=10,
             mem_mb=2000,
-            wildcard_constraints=dict(panel="[A-Za-z0-9_]+"),
+            wildcard_constraints=dict(panel=NAME_PATTERN),
         )]
 
     def aggregate(self, spec: dict, inputs, out_dir, seed=None, notes=None) -> None:

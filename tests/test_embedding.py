@@ -12,6 +12,7 @@ from sklearn.decomposition import PCA
 
 from locproj.data import prepare_dataset, read_dataset_file
 from locproj.data.prepare import Dataset, write_dataset
+from locproj.experiments import aggregate_experiment
 from locproj.protocols.embedding import (
     aggregate_embedding, check_spec, novel_placement_fraction, novel_split, read_panel, run_panel,
     turn_neighbour_fraction,
@@ -239,8 +240,8 @@ def test_pca_basis_is_sklearn_pca_components_up_to_sign(blob_data, panel_files):
 def test_aggregation_writes_figures_checks_and_metadata_byte_identically(panel_files, tmp_path):
     spec, paths = panel_files
     notes = {"blob": "synthetic frames, not the paper's data"}
-    for run in ("a", "b"):
-        aggregate_embedding(spec, paths, tmp_path / run, notes=notes, seed=7)
+    for run in ("a", "b"):     # through the engine, which adds metadata.yaml
+        aggregate_experiment({**spec, "protocol": "embedding"}, paths, tmp_path / run, notes=notes, seed=7)
     names = ["figures/fig_all.png", "figures/fig_all.pdf", "figures/fig_two.png", "figures/fig_two.pdf",
              "checks.csv", "checks.md"]
     for name in names:
@@ -255,6 +256,7 @@ def test_aggregation_writes_figures_checks_and_metadata_byte_identically(panel_f
     assert "blob†" in markdown and f"† blob: {notes['blob']}" in markdown
     metadata = yaml.safe_load((tmp_path / "a" / "metadata.yaml").read_text())
     assert metadata["seed"] == 7 and metadata["experiment"]["figures"] == spec["figures"]
+    assert metadata["experiment"]["protocol"] == "embedding" and len(metadata["config_hash"]) == 16
 
 
 def test_aggregation_refuses_a_figure_without_its_panel_file(panel_files, tmp_path):

@@ -130,7 +130,7 @@ def test_marked_misclassified_points_are_those_the_fitted_classifier_gets_wrong(
     assert np.array_equal(result["misclassified_index"], wrong)
     spec = {"protocol": "embedding", "panels": {"gpk": panel}, "figures": {"gpk": {"panels": ["gpk"]}}}
     check_spec(spec)
-    aggregate_embedding(spec, {"gpk": tmp_path / "p.h5"}, tmp_path, seed=SEED)
+    aggregate_embedding(spec, {"gpk": tmp_path / "p.h5"}, tmp_path)
     assert pd.read_csv(tmp_path / "checks.csv")["train_misclassified"].tolist() == [len(wrong)]
     with pytest.raises(ValueError, match="mark_misclassified must be true or false"):
         check_spec({**spec, "panels": {"gpk": {**panel, "mark_misclassified": "yes"}}})
@@ -222,7 +222,7 @@ def test_history_and_overlay_panels_are_drawn_and_listed(toy_panel, history_pane
             "panels": {"toy": toy_spec, "history": HISTORY},
             "figures": {"toy": {"panels": ["toy"], "columns": 1}, "history": {"panels": ["history"]}}}
     check_spec(spec)
-    aggregate_embedding(spec, {"toy": toy_path, "history": history_panel}, tmp_path, seed=SEED)
+    aggregate_embedding(spec, {"toy": toy_path, "history": history_panel}, tmp_path)
     checks = pd.read_csv(tmp_path / "checks.csv")
     assert checks["panel"].tolist() == ["history"]
     assert {"stop_tau_0.01", "stop_tau_0.001", "test_accuracy_last", "settled_objective"} <= set(checks)

@@ -170,7 +170,7 @@ def toy_results(validated, toy_files, tmp_path_factory):
     paths = {name: root / "panels" / f"{name}.h5" for name in spec["panels"]}
     for name, panel in spec["panels"].items():
         run_panel(panel, toy_files[panel["dataset"]], paths[name], seed=seed)
-    aggregate_embedding(spec, paths, root, notes=experiment_notes(validated, "lpp_kernel_toy"), seed=seed)
+    aggregate_embedding(spec, paths, root, notes=experiment_notes(validated, "lpp_kernel_toy"))
     return spec, {name: read_panel(path) for name, path in paths.items()}, root
 
 

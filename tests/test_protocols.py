@@ -11,7 +11,7 @@ from sklearn.neighbors import KNeighborsClassifier
 
 from locproj.data import per_class_splits
 from locproj.config import partition_key, partition_size, split_path
-from locproj.experiments import job_config
+from locproj.experiments import aggregate_experiment, job_config
 from locproj.methods import LocallyEmbeddedAnalysis
 from locproj.protocols import curve, protocol_of
 from locproj.selection import SplitResult, read_result, run_split, write_result
@@ -177,7 +177,7 @@ def test_curve_outputs_are_written_beside_the_published_numbers_and_reproducible
     outputs = {}
     for run in ("a", "b"):
         out = tmp_path / run
-        curve.aggregate_curves(spec, curve_files, out, seed=1, notes={"orl": "32x32, not 32x39"})
+        aggregate_experiment(spec, curve_files, out, seed=1, notes={"orl": "32x32, not 32x39"})
         outputs[run] = {p.relative_to(out): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
     assert outputs["a"] == outputs["b"]
     names = {str(p) for p in outputs["a"]}

@@ -126,7 +126,7 @@ def test_subset_panels_hold_the_estimators_subset_in_input_and_embedding_space(s
 
 def test_reported_dimension_goes_to_the_checks_table(sine_results, tmp_path):
     spec, paths = sine_results
-    aggregate_embedding(spec, paths, tmp_path, seed=SEED)
+    aggregate_embedding(spec, paths, tmp_path)
     checks = pd.read_csv(tmp_path / "checks.csv")
     assert checks["panel"].tolist() == ["auto"] and checks["n_components_"].tolist() == [2]
     assert "test_error" not in checks and (tmp_path / "figures" / "fig.png").stat().st_size > 0
@@ -185,7 +185,7 @@ def test_train_and_test_panels_share_the_fit_and_the_checks_list_errors(blobs_fi
         run_panel(panel, blobs_file, paths[name], seed=SEED)
     train, test = read_panel(paths["train"]), read_panel(paths["test"])
     assert np.array_equal(train["train_embedding"], test["train_embedding"])
-    aggregate_embedding(spec, paths, tmp_path / "out", notes={"blobs": "synthetic"}, seed=SEED)
+    aggregate_embedding(spec, paths, tmp_path / "out", notes={"blobs": "synthetic"})
     checks = pd.read_csv(tmp_path / "out" / "checks.csv")
     assert checks["test_error"].tolist() == pytest.approx([test["test_error"]] * 2, rel=1e-9)
     assert checks["n_train"].tolist() == [60, 60] and checks["n_novel"].tolist() == [120, 120]

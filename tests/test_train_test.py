@@ -13,7 +13,7 @@ from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.neighbors import KNeighborsClassifier, NearestCentroid
 
 from locproj.data import per_class_splits
-from locproj.experiments import job_config
+from locproj.experiments import aggregate_experiment, job_config
 from locproj.protocols.split_jobs import estimator_factory
 from locproj.protocols import train_test
 
@@ -179,7 +179,7 @@ def test_the_aggregation_writes_every_output_with_correct_statistics(written, tm
                          "other,digits,pca,1nn,4,50.0,another experiment\n")
     out = tmp_path / "out"
     spec = {**SPEC, "published": str(published)}
-    train_test.aggregate_train_test(spec, written, out, seed=1, notes={"digits": "bundled with scikit-learn"})
+    aggregate_experiment(spec, written, out, seed=1, notes={"digits": "bundled with scikit-learn"})
     curves = pd.read_csv(out / "curves.csv")
     long = pd.concat([train_test.read_repetition(p) for p in written], ignore_index=True)
     one = long[(long["method"] == "pca") & (long["classifier"] == "ldc") & (long["x"] == 2)]["test_error"] * 100
@@ -193,7 +193,7 @@ def test_the_aggregation_writes_every_output_with_correct_statistics(written, tm
     assert "PCA + ldc" in table and "whitened PCA + 1nn" in table and "† digits: bundled" in table
     assert (out / "figures" / "curves_digits.png").exists() and (out / "metadata.yaml").exists()
     before = {p.name: p.read_bytes() for p in out.rglob("*.*")}
-    train_test.aggregate_train_test(spec, written, out, seed=1, notes={"digits": "bundled with scikit-learn"})
+    aggregate_experiment(spec, written, out, seed=1, notes={"digits": "bundled with scikit-learn"})
     assert {p.name: p.read_bytes() for p in out.rglob("*.*")} == before
 
 

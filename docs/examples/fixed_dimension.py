@@ -10,8 +10,6 @@ computes, the aggregation and the outputs. To make it part of locproj: this file
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from locproj.protocols.base import Output
 from locproj.protocols.split_jobs import SplitProtocol, estimator_factory
 
@@ -43,7 +41,7 @@ class FixedDimension(SplitProtocol):
         import pandas as pd
 
         from locproj._io import reading_h5
-        from locproj.reporting import write_metadata, write_table_files
+        from locproj.reporting import write_table_files
 
         rows = []
         for path in inputs:
@@ -52,7 +50,6 @@ class FixedDimension(SplitProtocol):
         errors = pd.DataFrame(rows).groupby(["dataset", "m", "method"], sort=False)["test_error"]
         table = (100 * errors.agg(["mean", "std"])).round(2).reset_index()
         write_table_files(out_dir, spec.get("table_name", "table"), table, notes=notes)
-        write_metadata(Path(out_dir) / "metadata.yaml", spec, seed)
 
     def outputs(self, experiment: str, spec: dict) -> list[Output]:
         out = f"results/{experiment}"

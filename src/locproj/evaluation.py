@@ -204,8 +204,9 @@ def _sklearn_predictions(classifier, Z_train, y_train, Z_test, p_values, params)
     import importlib
 
     module, name, defaults = SKLEARN_CLASSIFIERS[classifier]
-    make = getattr(importlib.import_module(module), name)
-    columns = [make(**{**defaults, **params}).fit(Z_train[:, :p], y_train).predict(Z_test[:, :p]) for p in p_values]
+    classifier_class = getattr(importlib.import_module(module), name)
+    columns = [classifier_class(**{**defaults, **params}).fit(Z_train[:, :p], y_train).predict(Z_test[:, :p])
+               for p in p_values]
     return np.stack(columns, axis=1)
 
 

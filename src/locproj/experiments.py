@@ -66,9 +66,15 @@ def aggregation_inputs(config: dict, experiment: str):
 
 
 def aggregate_experiment(spec: dict, inputs, out_dir, seed=None, notes=None) -> None:
-    """Aggregate an experiment's results (``inputs``: the aggregation rule's input) into ``out_dir``;
-    ``notes`` say where the public data differ from the paper's (:func:`experiment_notes`)."""
+    """Aggregate an experiment's results (``inputs``: the aggregation rule's input) into ``out_dir``,
+    then record its configuration, seed and versions in ``metadata.yaml``; ``notes`` say where the
+    public data differ from the paper's (:func:`experiment_notes`)."""
+    from pathlib import Path
+
+    from .reporting import write_metadata  # here: the jobs, which import the engine, never need pandas
+
     protocol_of(spec).aggregate(spec, inputs, out_dir, seed=seed, notes=notes)
+    write_metadata(Path(out_dir) / "metadata.yaml", spec, seed)
 
 
 def experiment_outputs(spec: dict, experiment: str):

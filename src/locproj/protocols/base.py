@@ -21,7 +21,9 @@ Required (each raises ``NotImplementedError`` here):
     ``outputs`` the files to write, one per split of ``splits``.
 ``aggregate(spec, inputs, out_dir, seed, notes)``
     Every output of the experiment from its result files (``inputs``: the Snakemake input of the
-    aggregation rule, :meth:`aggregation_inputs` in order), written atomically.
+    aggregation rule, :meth:`aggregation_inputs` in order), written atomically with
+    :mod:`locproj.reporting`; the engine then writes ``metadata.yaml`` (configuration, seed,
+    config hash and versions), so a protocol lists it in :meth:`outputs` but never writes it.
 ``outputs(experiment, spec)``
     What the aggregation writes (:class:`Output`): its rule's outputs, their report captions, and
     which of them the experiment's target asks for.

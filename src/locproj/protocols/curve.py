@@ -25,7 +25,6 @@ import numpy as np
 import pandas as pd
 
 from .. import aggregate, reporting
-from ..reporting import write_metadata
 from ..selection import read_result
 from .split_jobs import SplitProtocol
 
@@ -180,7 +179,6 @@ def aggregate_curves(spec: dict, result_paths, out_dir, seed=None, notes=None) -
     curves = curve_summary(long)
     reporting.write_text(out_dir / "curves.csv", reporting.frame_to_csv(reporting.with_notes(curves, notes)))
     plot_curves(curves, lowest, out_dir / "figures", methods_order=methods, method_labels=labels, notes=notes)
-    write_metadata(out_dir / "metadata.yaml", spec, seed)
 
 
 class DimensionCurve(SplitProtocol):

@@ -60,7 +60,6 @@ import pandas as pd
 from .. import aggregate, reporting
 from .._io import reading_h5, writing_h5
 from ..config import data_file, registry_method, split_path, split_source
-from ..reporting import write_metadata
 from .base import JobRule, Output, Protocol, table_outputs
 from .split_jobs import estimator_factory
 
@@ -468,7 +467,6 @@ def aggregate_holdout(spec: dict, result_paths, out_dir, seed=None, notes=None) 
                                             "statistic", "source"]))
     write_comparison(comparison(summary, spec, published), out_dir, notes)
     plot_curves(summary, spec, published, out_dir / "figures", notes)
-    write_metadata(out_dir / "metadata.yaml", spec, seed)
 
 
 class HoldoutCurve(Protocol):

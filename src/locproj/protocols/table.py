@@ -20,11 +20,10 @@ RANKS_OUTPUTS = (("ranks_csv", "ranks.csv", "../report/ranks.rst"), ("ranks_md",
 
 
 def aggregate_table(spec: dict, result_paths, out_dir, seed=None, notes=None) -> None:
-    """Tables, comparison with the published numbers, CV-curve figures and run metadata; ``notes``
+    """Tables, comparison with the published numbers and CV-curve figures; ``notes``
     (:func:`locproj.config.data_notes`) say in each of them where the public data differ from the paper's."""
     # imported here, so that this protocol's jobs (locproj.protocols.split_jobs) never load pandas
     from .. import aggregate
-    from ..reporting import write_metadata
 
     methods, labels = list(spec["methods"]), spec.get("labels", {})
     results = aggregate.collect(result_paths)
@@ -46,7 +45,6 @@ def aggregate_table(spec: dict, result_paths, out_dir, seed=None, notes=None) ->
         options = spec["ranks"] if isinstance(spec["ranks"], dict) else {}
         write_ranks(summary, result_paths, out_dir, methods_order=methods, method_labels=labels,
                     dataset_order=list(spec["datasets"]), alpha=options.get("alpha", DEFAULT_ALPHA), data_notes=notes)
-    write_metadata(Path(out_dir) / "metadata.yaml", spec, seed)
 
 
 class CVTable(SplitProtocol):

@@ -53,7 +53,6 @@ import pandas as pd
 from .. import aggregate, reporting
 from .._io import reading_h5, writing_h5
 from ..config import partition_size, registry_method
-from ..reporting import write_metadata
 from .split_jobs import SplitProtocol, estimator_factory
 
 X_KINDS = ("n_components", "n_per_class")
@@ -343,7 +342,6 @@ def aggregate_train_test(spec: dict, result_paths, out_dir, seed=None, notes=Non
     if spec.get("published_crossover"):
         write_crossovers(crossovers(summary, read_published(spec["published_crossover"], long["experiment"].iloc[0]),
                                     spec), out_dir, notes)
-    write_metadata(out_dir / "metadata.yaml", spec, seed)
 
 
 class TrainTestCurve(SplitProtocol):

@@ -55,8 +55,8 @@ __all__ = [
 # --------------------------------------------------------------------------- aggregation
 
 
-def aggregate_embedding(spec: dict, panel_paths: dict, out_dir, notes: dict | None = None, seed=None) -> None:
-    """Figures, order checks and run metadata of an embedding experiment.
+def aggregate_embedding(spec: dict, panel_paths: dict, out_dir, notes: dict | None = None) -> None:
+    """Figures and order checks of an embedding experiment.
 
     Parameters
     ----------
@@ -66,18 +66,14 @@ def aggregate_embedding(spec: dict, panel_paths: dict, out_dir, notes: dict | No
         Panel name -> the file :func:`run_panel` wrote.
     out_dir : path
         Receives ``figures/{figure}.png`` and ``.pdf`` (one per entry of ``figures``),
-        ``checks.csv``, ``checks.md``, ``metadata.yaml`` and, with ``published``, the paper's
+        ``checks.csv``, ``checks.md`` and, with ``published``, the paper's
         statements beside the checks (:func:`compare_checks`: ``comparison.csv/.md``, the
         experiment being the name of ``out_dir``); all written atomically, and the
         figures and tables are the same bytes on every rerun.
     notes : dict, optional
-        Dataset -> how its data differ from the paper's (:func:`locproj.experiments.data_notes`),
+        Dataset -> how its data differ from the paper's (:func:`locproj.config.data_notes`),
         printed on every figure showing that dataset and under the checks table.
-    seed : optional
-        Recorded in ``metadata.yaml``.
     """
-    from ...reporting import write_metadata
-
     out_dir = Path(out_dir)
     unknown = sorted(set(panel_paths) - set(spec.get("panels") or {}))
     if unknown:
@@ -94,7 +90,6 @@ def aggregate_embedding(spec: dict, panel_paths: dict, out_dir, notes: dict | No
     write_checks(table, out_dir, notes)
     if spec.get("published"):
         write_check_comparison(compare_checks(table, spec, experiment=out_dir.name), out_dir)
-    write_metadata(out_dir / "metadata.yaml", spec, seed)
 
 
 class Embedding(Protocol):
@@ -130,7 +125,7 @@ class Embedding(Protocol):
         )]
 
     def aggregate(self, spec: dict, inputs, out_dir, seed=None, notes=None) -> None:
-        aggregate_embedding(spec, dict(inputs.items()), out_dir, notes=notes, seed=seed)
+        aggregate_embedding(spec, dict(inputs.items()), out_dir, notes=notes)
 
     def outputs(self, experiment: str, spec: dict) -> list[Output]:
         out = f"results/{experiment}"

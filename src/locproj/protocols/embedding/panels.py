@@ -99,7 +99,7 @@ def _held_out(panel: dict, data, kept: np.ndarray, seed) -> tuple[np.ndarray, np
     return kept[train_pos], kept[novel_pos]
 
 
-def _make_estimator(panel: dict, seed):
+def _panel_estimator(panel: dict, seed):
     """The panel's estimator (after a PCA step when ``pca``); a ``random_state`` the params leave
     unset is derived from ``seed`` and the dataset."""
     from sklearn.decomposition import PCA
@@ -129,7 +129,7 @@ def _fit_arrays(panel: dict, data, kept: np.ndarray, seed=None) -> tuple[dict, d
     """The fit's arrays, and its checks: order checks (cyclic embedding panels), classifier
     errors and reported attributes (when asked for); else empty."""
     train, novel = _held_out(panel, data, kept, seed)
-    estimator = _make_estimator(panel, seed)
+    estimator = _panel_estimator(panel, seed)
     y_train = None if data.y is None else data.y[train]
     Z_train = estimator.fit_transform(data.X[train], y_train)   # LLE: its embedding_; linear: the projection
     Z_novel = estimator.transform(data.X[novel]) if len(novel) else np.empty((0, Z_train.shape[1]))
@@ -344,7 +344,7 @@ def _history_arrays(panel: dict, data, kept: np.ndarray, seed) -> tuple[dict, di
     from sklearn.pipeline import Pipeline
 
     train, novel = _held_out(panel, data, kept, seed)
-    estimator = _make_estimator(panel, seed)
+    estimator = _panel_estimator(panel, seed)
     y_train = None if data.y is None else data.y[train]
     estimator.fit(data.X[train], y_train)
     fitted = _final_step(estimator)

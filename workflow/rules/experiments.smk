@@ -33,7 +33,9 @@ for _experiment in EXPERIMENTS:
                 "../scripts/run_job.py"
 
 
-for _job in [j for e in EXPERIMENTS for j in job_rules(config, e, script="embed_panel.py")]:
+for _job in [
+    j for e in EXPERIMENTS for j in job_rules(config, e, script="embed_panel.py")
+]:
 
     rule:
         name:
@@ -61,7 +63,8 @@ for _job in [j for e in EXPERIMENTS for j in job_rules(config, e, script="embed_
 
 def aggregate_outputs(experiment):
     """The named outputs of an experiment's aggregation (locproj.protocols.base.Output). In the
-    report they sit on their paper's page (REPORT_CATEGORIES), under the experiment's name."""
+    report they sit on their paper's page (REPORT_CATEGORIES), under the experiment's name.
+    """
     page = dict(category=REPORT_CATEGORIES[experiment], subcategory=experiment)
     outputs = {}
     for output in experiment_outputs(EXPERIMENTS[experiment], experiment):

@@ -290,7 +290,9 @@ def test_usps_keeps_the_official_partition(config, mirror, tmp_path):
 
 
 def _symmetry(image):
-    corr = lambda a, b: np.corrcoef(a.ravel(), b.ravel())[0, 1]
+    def corr(a, b):
+        return np.corrcoef(a.ravel(), b.ravel())[0, 1]
+
     return corr(image, image[:, ::-1]), corr(image, image[::-1, :])
 
 

@@ -33,7 +33,8 @@ from sklearn.pipeline import Pipeline
 
 from locproj.selection import choose, cross_validate, resolve_grid
 
-YALEB = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "YaleB_32x32.mat"   # the data mirror beside the repo
+# the data mirror beside the repo
+YALEB = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "YaleB_32x32.mat"
 STAND_IN_GRID = {"whiten": [False, True]}
 
 

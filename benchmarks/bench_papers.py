@@ -151,7 +151,8 @@ def cpu_seconds(config: dict, roots: list[Path]) -> dict[str, dict]:
                 jobs[r, key] = (min(first, start), max(last, end))
         out[experiment] = {"roots": list(dict.fromkeys(chosen.values())), "found": len(chosen),
                            "expected": len(expected), "seconds": None if None in seconds else sum(seconds),
-                           "job_seconds": sum(end - start for start, end in jobs.values()) if jobs else None, "jobs_recorded": len(jobs)}
+                           "job_seconds": sum(end - start for start, end in jobs.values()) if jobs else None,
+                           "jobs_recorded": len(jobs)}
     return out
 
 
@@ -207,7 +208,8 @@ def main() -> None:
         for target in ["llp_table2", *targets]:
             rows = [measured[e] for e in targets.get(target, [target]) if e in measured]
             expected = sum(len(expected_results(config, e)) for e in targets.get(target, [target]))
-            cpu = sum(row["job_seconds"] if row["seconds"] is None else row["seconds"] for row in rows) if rows else None
+            cpu = (sum(row["job_seconds"] if row["seconds"] is None else row["seconds"] for row in rows)
+                   if rows else None)
             jobs = sum(row["job_seconds"] or 0.0 for row in rows) if rows else None
             print(f"| `{target}` | {sum(row['found'] for row in rows)} / {expected} | {hours(cpu)} | {hours(jobs)} |")
 

@@ -108,12 +108,14 @@ def compare_with_sklearn(repeat):
     X_fit, X_new = X[:5000], X[5000:]
     ours = SupervisedLLE(n_components=0.9, n_neighbors=30).fit(X_fit)
     m = ours.n_components_
-    rows = [("ours, automatic r, shift-invert ARPACK", lambda: SupervisedLLE(n_components=m, n_neighbors=30).fit(X_fit)),
+    rows = [("ours, automatic r, shift-invert ARPACK",
+             lambda: SupervisedLLE(n_components=m, n_neighbors=30).fit(X_fit)),
             ("ours, fixed r = 1e-3 tr(Q) median, ARPACK", lambda: SupervisedLLE(
                 n_components=m, n_neighbors=30, reg=1e-3 * _median_trace(X_fit, 30)).fit(X_fit))]
     for solver in ("arpack", "dense"):
-        rows.append((f"scikit-learn, reg = 1e-3 (trace-relative), {solver}", lambda solver=solver: LocallyLinearEmbedding(
-            n_components=m, n_neighbors=30, reg=1e-3, eigen_solver=solver, random_state=0).fit(X_fit)))
+        rows.append((f"scikit-learn, reg = 1e-3 (trace-relative), {solver}",
+                     lambda solver=solver: LocallyLinearEmbedding(
+                         n_components=m, n_neighbors=30, reg=1e-3, eigen_solver=solver, random_state=0).fit(X_fit)))
     print(f"n = 5000, d = 256, k = 30, m = {m} (v = 0.9); best of {repeat}")
     print(f"{'fit':<50} {'s':>7} {'transform 6000 s':>17}")
     for name, fit in rows:

@@ -165,7 +165,8 @@ def test_image_zip_gives_upright_rows_in_label_then_index_order(tmp_path):
 
 
 def test_image_zip_errors_name_the_member_or_the_archive(tmp_path):
-    wrong_size = _pie_like_zip(tmp_path / "a.zip", {"PIE/1/1.jpg": _marked_image(1, 1), "PIE/1/2.jpg": np.zeros((30, 32))})
+    wrong_size = _pie_like_zip(tmp_path / "a.zip",
+                               {"PIE/1/1.jpg": _marked_image(1, 1), "PIE/1/2.jpg": np.zeros((30, 32))})
     with pytest.raises(DataError, match=r"PIE/1/2.jpg is 30x32, not the configured image_shape 32x32"):
         prepare_dataset("pie", PIE_LIKE, [wrong_size], tmp_path / "a.h5")
     no_match = _pie_like_zip(tmp_path / "b.zip", {"faces/1/1.jpg": _marked_image(1, 1)})
@@ -289,7 +290,9 @@ def test_usps_keeps_the_official_partition(config, mirror, tmp_path):
 
 
 def _symmetry(image):
-    corr = lambda a, b: np.corrcoef(a.ravel(), b.ravel())[0, 1]
+    def corr(a, b):
+        return np.corrcoef(a.ravel(), b.ravel())[0, 1]
+
     return corr(image, image[:, ::-1]), corr(image, image[::-1, :])
 
 
@@ -344,7 +347,8 @@ def test_olivetti_gender_view_has_36_men_and_4_women(config, mirror, tmp_path):
     assert np.bincount(view.y).tolist() == [360, 40]
 
 
-@pytest.mark.parametrize("view_name", ["iris_2c", "thyroid_2c", "letter_2c", "segmentation_2c", "waveform_2c", "usps_eo", "usps_sl"])
+@pytest.mark.parametrize("view_name", ["iris_2c", "thyroid_2c", "letter_2c", "segmentation_2c", "waveform_2c",
+                                       "usps_eo", "usps_sl"])
 def test_two_class_views(view_name, config, mirror, tmp_path):
     spec = config["views"][view_name]
     data = _prepare(spec["dataset"], config, mirror, tmp_path)
@@ -359,8 +363,10 @@ def test_two_class_views(view_name, config, mirror, tmp_path):
 def test_builtin_and_generated_data_need_no_files(config, tmp_path):
     digits = prepare_dataset("digits", config["datasets"]["digits"], [], tmp_path / "d.h5")
     assert digits.X.shape == (1797, 64) and digits.image_shape == (8, 8)
-    wave = prepare_dataset("waveform_generated", config["datasets"]["waveform_generated"], [], tmp_path / "w.h5", seed=3)
-    again = prepare_dataset("waveform_generated", config["datasets"]["waveform_generated"], [], tmp_path / "w2.h5", seed=3)
+    wave = prepare_dataset("waveform_generated", config["datasets"]["waveform_generated"], [], tmp_path / "w.h5",
+                           seed=3)
+    again = prepare_dataset("waveform_generated", config["datasets"]["waveform_generated"], [], tmp_path / "w2.h5",
+                            seed=3)
     assert wave.X.shape == (5000, 21) and np.array_equal(wave.X, again.X)
 
 
@@ -441,7 +447,8 @@ def test_holdout_is_a_stratified_third_with_5x2_folds():
 
 
 def test_snakemake_dry_run_succeeds_on_the_default_config():
-    result = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--quiet"], cwd=ROOT, capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--quiet"], cwd=ROOT, capture_output=True,
+                            text=True)
     assert result.returncode == 0, result.stderr
 
 

@@ -143,7 +143,8 @@ def _rank_one():
 @pytest.mark.parametrize("name", SOLVER_LINEAR)
 def test_rank_deficient_data_keep_rank_components_with_a_warning(name):
     X, y = _rank_one()
-    with pytest.warns(RankDeficiencyWarning, match=r"kept 1 component of .* = 5: the centred training data have rank 1"):
+    with pytest.warns(RankDeficiencyWarning,
+                      match=r"kept 1 component of .* = 5: the centred training data have rank 1"):
         Z = fit_transform(make(name), X, y)
     assert Z.shape == (12, 1)
     # asked for no more than the rank: no warning
@@ -223,7 +224,8 @@ def test_kernel_lpp_with_a_numerically_zero_kernel_is_refused(center_kernel):
 @pytest.mark.parametrize("name", NAMES)
 def test_duplicate_rows_within_classes(name):
     X, y = data(n_per_class=2)
-    X, y = np.repeat(X, 3, axis=0), np.repeat(labels(name, y), 3)  # every row three times, k = 2: all neighbours coincide
+    # every row three times, k = 2: all neighbours coincide
+    X, y = np.repeat(X, 3, axis=0), np.repeat(labels(name, y), 3)
     Z = no_warnings_fit(make(name), X, y)
     np.testing.assert_allclose(Z[0::3], Z[1::3], atol=1e-9 * np.abs(Z).max())
 
@@ -285,7 +287,8 @@ def test_class_of_one_sample(name):
     y = np.zeros_like(y) if name in BINARY else y.copy()  # binary: class 0 against class 7
     y[-1] = 7  # class 7 has one sample
     if name in SUPERVISED_KNN:
-        with pytest.raises(ValueError, match=r"class 7 has only 1 sample.*neighbour of its own class.*supervised=False"):
+        with pytest.raises(ValueError,
+                           match=r"class 7 has only 1 sample.*neighbour of its own class.*supervised=False"):
             fit_transform(make(name), X, y)
     elif name == "fisherfaces":  # 4 classes in 5 dimensions: PCA keeps rank - (c - 1) = 2
         with pytest.warns(RankDeficiencyWarning, match="kept 2 of c - 1 = 3 components"):

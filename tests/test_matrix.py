@@ -295,7 +295,8 @@ def test_the_dry_run_lists_a_fit_job_for_every_method_and_dataset(tmp_path, vali
     assert result.returncode == 0, result.stderr[-3000:]
     jobs = set(re.findall(r"wildcards: dataset=(\w+), partition=(m\d+), method=(\w+)", result.stdout))
     spec = validated["experiments"]["matrix"]
-    expected = {(d, f"m{m}", method) for d, sizes in spec["datasets"].items() for m in sizes for method in spec["methods"]}
+    expected = {(d, f"m{m}", method)
+                for d, sizes in spec["datasets"].items() for m in sizes for method in spec["methods"]}
     assert jobs == expected
     assert "aggregate_matrix" in result.stdout
 
@@ -306,7 +307,8 @@ def test_the_dry_run_lists_a_fit_job_for_every_method_and_dataset(tmp_path, vali
 def test_a_tiny_matrix_runs_through_the_workflow(tmp_path):
     work = copy_workflow(tmp_path)
     result = subprocess.run(
-        ["nice", "-n", "19", sys.executable, "-m", "snakemake", "tiny_matrix", "--cores", "2", "--configfile", str(TINY)],
+        ["nice", "-n", "19", sys.executable, "-m", "snakemake", "tiny_matrix", "--cores", "2",
+         "--configfile", str(TINY)],
         cwd=work, capture_output=True, text=True, timeout=600,
     )
     assert result.returncode == 0, result.stderr[-3000:]

@@ -62,7 +62,8 @@ def test_csv_without_a_header_takes_the_label_column_by_index(tmp_path, label_co
 def test_tsv_and_other_delimiters(tmp_path, fmt, delimiter, separator):
     path = tmp_path / "mine.txt"
     path.write_text(f"a{separator}b{separator}class\n1{separator}2{separator}x\n3{separator}4{separator}y\n")
-    spec = {"format": fmt, "path": str(path), "label_column": "class", **({"delimiter": delimiter} if delimiter else {})}
+    spec = {"format": fmt, "path": str(path), "label_column": "class",
+            **({"delimiter": delimiter} if delimiter else {})}
     raw = read(spec)
     np.testing.assert_array_equal(raw.X, [[1, 2], [3, 4]])
     assert raw.labels.tolist() == ["x", "y"]
@@ -213,7 +214,8 @@ def test_images_of_mixed_sizes_without_image_shape_name_both_images_and_the_fix(
         check_local_datasets(config)
     message = str(info.value)
     assert f"image {tmp_path / 'pets' / 'dog' / '3.png'} is 48x40" in message
-    assert f"{tmp_path / 'pets' / 'cat' / '1.png'} is 32x32" in message and "set `image_shape: [height, width]`" in message
+    assert (f"{tmp_path / 'pets' / 'cat' / '1.png'} is 32x32" in message
+            and "set `image_shape: [height, width]`" in message)
     (tmp_path / "pets" / "dog" / "notes.txt").write_text("not an image")
     config["datasets"]["pets"]["image_shape"] = [8, 8]
     with pytest.raises(DataError, match=r"notes.txt is not an image Pillow can read.*move it out of the folder"):

@@ -135,7 +135,8 @@ def test_a_real_failing_disk_write_is_a_clean_error_and_leaves_no_file(tmp_path)
             f"import test_reliability; test_reliability._fill_disk_in_child({str(tmp_path)!r})")
     child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     records = [json.loads(line) for line in child.stdout.splitlines()]
-    assert child.returncode == 0, f"the writer process died ({child.returncode}) after {records}: {child.stderr[-2000:]}"
+    assert child.returncode == 0, (
+        f"the writer process died ({child.returncode}) after {records}: {child.stderr[-2000:]}")
     assert {r["writer"] for r in records} == set(WRITERS) and len(records) >= 3 * 4
     for record in records:
         assert (record["error"], record["errno"], record["left"]) == ("OSError", errno.EFBIG, []), record

@@ -189,7 +189,8 @@ def test_fewer_samples_than_features_solves_the_pencil_in_householder_coordinate
     Lx, Dx = Xc.T @ (L @ Xc), Xc.T @ (D @ Xc)
     residual = Lx @ emb.components - Dx @ emb.components * emb.eigenvalues
     assert np.abs(residual).max() < 1e-9 * np.abs(Lx).max()
-    reference = scipy.linalg.eigh(*(scipy.linalg.null_space(np.ones((1, 24))).T @ A @ scipy.linalg.null_space(np.ones((1, 24)))
+    reference = scipy.linalg.eigh(*(scipy.linalg.null_space(np.ones((1, 24))).T @ A
+                                    @ scipy.linalg.null_space(np.ones((1, 24)))
                                     for A in (L.toarray(), D.toarray())), eigvals_only=True)
     np.testing.assert_allclose(emb.eigenvalues, reference[:6], rtol=1e-9, atol=1e-12)
 

@@ -123,7 +123,8 @@ def test_papers_dry_runs_the_union_of_its_targets_jobs(workdir, config):
 
 def test_an_unknown_or_cyclic_target_fails_at_start_up_naming_it(workdir, tmp_path):
     for targets, message in (({"papers": ["llp_table2", "lea_papr"]}, "'lea_papr' is neither"),
-                             ({"loop": ["papers"], "papers": ["loop"]}, "targets form a cycle: papers -> loop -> papers")):
+                             ({"loop": ["papers"], "papers": ["loop"]},
+                              "targets form a cycle: papers -> loop -> papers")):
         bad = tmp_path / "bad.yaml"
         bad.write_text(yaml.safe_dump({"targets": targets}))
         done = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--configfile", "config/config.yaml",

@@ -21,9 +21,11 @@ GAMMAS = {"sigma0_sq_times": [0.0625, 0.125, 0.25, 0.5, 1, 2, 4, 8, 16]}
 NEIGHBOURS = [5, 10, 20, "m-1"]
 
 readings = {
-    **{f"llp scale={s} center={c}": ("llp", s, {"kernel": "linear", "center": c}, {"n_neighbors": NEIGHBOURS, "reg": [0.1, 1, 10]})
+    **{f"llp scale={s} center={c}": ("llp", s, {"kernel": "linear", "center": c},
+                                      {"n_neighbors": NEIGHBOURS, "reg": [0.1, 1, 10]})
        for s, c in itertools.product(["raw", "unit_interval", "unit_norm"], [True, False])},
-    **{f"lpp scale={s} columns={cs}": ("lpp", s, {"weight": "heat", "column_scaling": cs}, {"n_neighbors": NEIGHBOURS, "gamma": GAMMAS})
+    **{f"lpp scale={s} columns={cs}": ("lpp", s, {"weight": "heat", "column_scaling": cs},
+                                       {"n_neighbors": NEIGHBOURS, "gamma": GAMMAS})
        for s, cs in itertools.product(["raw", "unit_norm"], ["unit", "constraint"])},
     **{f"lda scale={s} columns={cs}": ("lda", s, {"column_scaling": cs}, None)
        for s, cs in itertools.product(["raw"], ["unit", "constraint"])},
@@ -39,8 +41,10 @@ for label, (method, how, fixed, grid) in readings.items():
         result = run_split(
             X[tr], data.y[tr], X[te], data.y[te], method=method, new_estimator=estimator_factory(method, fixed),
             grid_spec=grid, m=m, p_max=300, seed=split,
-            p_limit=lambda A, y: max_components(method, n_samples=len(A), n_classes=len(np.unique(y)), n_features=A.shape[1]),
+            p_limit=lambda A, y: max_components(method, n_samples=len(A), n_classes=len(np.unique(y)),
+                                                n_features=A.shape[1]),
         )
         errors.append(100 * result.test_error)
         dims.append(result.p)
-    print(f"{dataset} m={m} {label:40s} {np.mean(errors):5.1f} ± {np.std(errors, ddof=1):4.1f}  p={np.mean(dims):6.1f}", flush=True)
+    print(f"{dataset} m={m} {label:40s} {np.mean(errors):5.1f} ± {np.std(errors, ddof=1):4.1f}  p={np.mean(dims):6.1f}",
+          flush=True)

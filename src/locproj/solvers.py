@@ -561,8 +561,8 @@ def _clusters(lam: np.ndarray, rtol: float, scale: float) -> list[slice]:
 
 def _resolve_degenerate(lam: np.ndarray, A: np.ndarray, basis: _Basis, rtol: float,
                         scale: float) -> np.ndarray:
-    """``A`` (modified in place) with a canonical basis inside each degenerate cluster (any rotation that is orthogonal in the
-    constraint's metric keeps both the constraint and the objective):
+    """``A`` (modified in place) with a canonical basis inside each degenerate cluster (any rotation
+    that is orthogonal in the constraint's metric keeps both the constraint and the objective):
 
     1. diagonalise the projected total scatter ``(X~ P_c)^T (X~ P_c)``, largest variance first;
     2. where those variances tie too (e.g. when the constraint *is* the total scatter, as in

@@ -61,7 +61,8 @@ def check_class_sizes(config: dict, name: str, spec: dict, raw: RawData, source:
 def _check_size(experiment, used, size, counts, labels, classes, rows, raw, name, source) -> None:
     if size == "holdout":
         small = np.flatnonzero(counts < 2)
-        need, fix = "at least 2 samples in every class (a third to test, the rest to train)", "add samples to it or drop it"
+        need, fix = ("at least 2 samples in every class (a third to test, the rest to train)",
+                     "add samples to it or drop it")
     else:
         train = training_sizes(counts, size)
         small = np.flatnonzero((train < 1) | (train >= counts))

@@ -254,7 +254,8 @@ def read_npz(spec: dict, paths: list[Path]) -> RawData:
             for key, option in ((x_key, "x_key"), (y_key, "y_key")):
                 if key not in archive.files:
                     raise DataError(f"{path} has no array {key!r} (it has {', '.join(archive.files) or 'none'}); "
-                                    f"fix: set `{option}:` to the name of the {'features' if option == 'x_key' else 'labels'} array")
+                                    f"fix: set `{option}:` to the name of the "
+                                    f"{'features' if option == 'x_key' else 'labels'} array")
             X, y = archive[x_key], archive[y_key]
     except DataError:
         raise
@@ -323,7 +324,8 @@ def _numeric(X: np.ndarray, what: str, fix: str) -> np.ndarray:
             float(value)
         except (TypeError, ValueError):
             value = value.item() if isinstance(value, np.generic) else value
-            raise DataError(f"{what}: sample {index[0]}, feature {index[1]}: {value!r} is not a number; fix: {fix}") from None
+            raise DataError(f"{what}: sample {index[0]}, feature {index[1]}: {value!r} is not a number; "
+                            f"fix: {fix}") from None
     raise DataError(f"{what}: values of type {X.dtype} are not numbers; fix: {fix}")
 
 
@@ -357,7 +359,8 @@ def read_image_folder(spec: dict, paths: list[Path], decode: bool = True) -> Raw
         members += [(directory.name, file) for file in files]
     target = tuple(int(v) for v in spec["image_shape"]) if spec.get("image_shape") else None
     if target is not None and len(target) != 2:
-        raise DataError(f"image_shape {list(target)}: an image folder gives grey images, so image_shape is [height, width]")
+        raise DataError(f"image_shape {list(target)}: an image folder gives grey images, "
+                        "so image_shape is [height, width]")
     first = None
     images = []
     for _, file in members:
@@ -399,7 +402,8 @@ def _grey_image(file: Path, target) -> np.ndarray:
         with Image.open(file) as image:
             grey = np.asarray(image.convert("L"), dtype=np.float64)
     except (UnidentifiedImageError, OSError) as error:
-        raise DataError(f"image {file} cannot be decoded ({error}); fix: convert it, or move it out of the folder") from error
+        raise DataError(f"image {file} cannot be decoded ({error}); "
+                        "fix: convert it, or move it out of the folder") from error
     if target is not None and grey.shape != target:
         grey = resize_images(grey.reshape(1, -1), grey.shape, target).reshape(target)
     return grey
@@ -548,7 +552,8 @@ def _label_and_ignored_columns(spec: dict, columns, width: int, first_row) -> tu
     label = spec.get("label_column", "last")
     label_index = _column_index(label, columns, width, "label_column", first_row,
                                 {"first": 0, "last": width - 1})
-    ignored = {_column_index(c, columns, width, "ignore_columns", first_row, {}) for c in spec.get("ignore_columns", ())}
+    ignored = {_column_index(c, columns, width, "ignore_columns", first_row, {})
+               for c in spec.get("ignore_columns", ())}
     if label_index in ignored:
         raise DataError(f"column {_column_name(columns, label_index)} is both the label and in ignore_columns; "
                         "fix: remove it from ignore_columns")
@@ -564,7 +569,8 @@ def _column_index(key, columns, width: int, option: str, first_row, keywords: di
     if isinstance(key, int):
         if not -width <= key < width:
             raise DataError(f"{path}: {option} {key} is not a column: line {number} has {width} columns "
-                            f"(indices 0 to {width - 1}, or -1 to {-width} from the end); fix: give an index in that range")
+                            f"(indices 0 to {width - 1}, or -1 to {-width} from the end); "
+                            "fix: give an index in that range")
         return key % width
     if columns is None:
         raise DataError(f"{path}: {option} {key!r} names a column, but the file is read without a header "

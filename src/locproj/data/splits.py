@@ -129,7 +129,8 @@ def read_splits(path: str | Path) -> dict:
     with reading_h5(path) as h5:
         out = {"train": h5["train"][()], "test": h5["test"][()], "attrs": dict(h5.attrs)}
         if "folds" in h5:
-            out["folds"] = [(h5[f"folds/{k}/fit"][()], h5[f"folds/{k}/validation"][()]) for k in sorted(h5["folds"], key=int)]
+            out["folds"] = [(h5[f"folds/{k}/fit"][()], h5[f"folds/{k}/validation"][()])
+                            for k in sorted(h5["folds"], key=int)]
     return out
 
 

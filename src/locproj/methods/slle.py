@@ -7,9 +7,6 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.linalg
-from scipy import sparse
-from scipy.sparse.linalg import LinearOperator, eigsh, splu
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state

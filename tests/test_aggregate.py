@@ -79,7 +79,8 @@ def test_tables_are_byte_identical_across_reruns(result_paths, tmp_path):
     labels = {"raw": "1-NN", "pca": "PCA", "llp": "LLP"}
     for run in ("a", "b"):
         summary = summarise(collect(reversed(result_paths) if run == "b" else result_paths), METHODS)
-        write_tables(summary, tmp_path / run, methods_order=METHODS, method_labels=labels, dataset_order=["Yale", "ORL"])
+        write_tables(summary, tmp_path / run, methods_order=METHODS, method_labels=labels,
+                     dataset_order=["Yale", "ORL"])
     for name in ("table.csv", "table.md", "table.tex"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
     long = pd.read_csv(tmp_path / "a" / "table.csv")
@@ -121,7 +122,8 @@ def test_compare_renames_datasets_and_reads_published(result_paths, tmp_path):
     published = read_published(csv).assign(std_error=0.0)
     summary = summarise(collect(result_paths), METHODS)
     table = compare(summary, published, {"yale/*/llp": "wildcard m", "yale": "dataset only"}, {"Yale": "yale"})
-    assert table.loc[0, ["dataset", "published_best", "ours_best", "reason"]].tolist() == ["yale", "true", True, "wildcard m"]
+    assert table.loc[0, ["dataset", "published_best", "ours_best", "reason"]].tolist() == [
+        "yale", "true", True, "wildcard m"]
     assert np.isfinite(table.loc[0, "ours_mean"])
 
 
@@ -147,8 +149,10 @@ def test_every_output_says_where_the_public_data_differ(result_paths, tmp_path):
     assert "| ORL† | 5 |" in markdown and "| Yale | 5 |" in markdown
     assert markdown.endswith("|\n\n† ORL: pixels went through JPEG\n")
     tex = (tmp_path / "table.tex").read_text()
-    assert "ORL$^\\dagger$ & 5" in tex and tex.endswith("\\end{tabular}\n\\par\\footnotesize $^\\dagger$ ORL: pixels went through JPEG\n")
-    published = pd.DataFrame({"dataset": ["ORL"], "m": [5], "method": ["pca"], "mean_error": [11.9], "std_error": [1.2]})
+    assert "ORL$^\\dagger$ & 5" in tex
+    assert tex.endswith("\\end{tabular}\n\\par\\footnotesize $^\\dagger$ ORL: pixels went through JPEG\n")
+    published = pd.DataFrame({"dataset": ["ORL"], "m": [5], "method": ["pca"], "mean_error": [11.9],
+                              "std_error": [1.2]})
     write_comparison(compare(summary, published), tmp_path, data_notes=notes)
     assert pd.read_csv(tmp_path / "comparison.csv")["data_note"].tolist() == ["pixels went through JPEG"]
     assert (tmp_path / "comparison.md").read_text().endswith("† ORL: pixels went through JPEG\n")

@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 from sklearn.neighbors import KNeighborsClassifier, NearestCentroid
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis
-from sklearn.neighbors import KNeighborsClassifier
 from sklearn.svm import SVC
 
 from locproj.evaluation import (

@@ -56,11 +56,13 @@ def test_a_block_of_splits_gives_the_results_of_one_job_per_split(digits_files):
         a, b = read_result(path), read_result(alone)
         assert a["split"] == split and a["seed"] == b["seed"]
         assert a["test_error"] == b["test_error"] and a["p"] == b["p"] and a["params"] == b["params"]
-        assert np.array_equal(a["cv_error"], b["cv_error"]) and np.array_equal(a["test_predictions"], b["test_predictions"])
+        assert np.array_equal(a["cv_error"], b["cv_error"])
+        assert np.array_equal(a["test_predictions"], b["test_predictions"])
     assert len({read_result(p)["seed"] for p in blocked}) == 3           # each split has its own CV folds
 
 
 def test_splits_and_outputs_must_pair_up(digits_files):
     job = job_config(CONFIG, "e", "digits", "lpp")
     with pytest.raises(ValueError, match="2 splits but 1 output files"):
-        run_configured_job(job, "m6", [0, 1], digits_files / "digits.h5", digits_files / "splits.h5", [digits_files / "x.h5"])
+        run_configured_job(job, "m6", [0, 1], digits_files / "digits.h5", digits_files / "splits.h5",
+                           [digits_files / "x.h5"])

@@ -140,7 +140,8 @@ def test_attribute_basis_stacks_the_columns_of_w_and_the_gating_weights(toy_file
     _, lpk = fitted_toy_lpk(toy_file, n_components=2)
     rows = attribute_basis(lpk, ["projections_", "gating_coef_"])
     W = lpk.projections_
-    assert np.array_equal(rows, np.vstack([W[0].T, W[1].T, lpk.gating_coef_]))   # W_1[:, 0], W_1[:, 1], W_2 ..., v_1, v_2
+    # W_1[:, 0], W_1[:, 1], W_2 ..., v_1, v_2
+    assert np.array_equal(rows, np.vstack([W[0].T, W[1].T, lpk.gating_coef_]))
     with pytest.raises(ValueError, match="holds no vectors"):
         attribute_basis(lpk, ["intercept_"])
 
@@ -203,7 +204,8 @@ def test_history_panel_values_are_the_estimators_history(waveform_file, history_
     for name, values in lpk.history_.items():
         assert np.array_equal(result[f"history_{name}"], values, equal_nan=True), name
     assert np.array_equal(result["history_support_fraction"], lpk.history_["n_support"] / len(train))
-    staged = [np.mean(lpk.classes_[(f > 0).astype(int)] == data.y[test]) for f in lpk.staged_decision_function(data.X[test])]
+    staged = [np.mean(lpk.classes_[(f > 0).astype(int)] == data.y[test])
+              for f in lpk.staged_decision_function(data.X[test])]
     assert np.array_equal(result["history_test_accuracy"], staged)
     assert result["history_test_accuracy"][-1] == lpk.score(data.X[test], data.y[test])
     checks = json.loads(result["reported"])
@@ -310,7 +312,8 @@ def test_published_checks_are_compared_with_the_checks_table(tmp_path):
     assert compared["holds"].tolist() == [True, False, True] and np.isnan(compared["ours"][1])
     assert compared["reason"][1].startswith("no value of ours")
     write_check_comparison(compared, tmp_path)
-    assert "| w | stop_tau_0.001 | value | 13 |  | s2 |  |  | False | no value of ours" in (tmp_path / "comparison.md").read_text()
+    comparison = (tmp_path / "comparison.md").read_text()
+    assert "| w | stop_tau_0.001 | value | 13 |  | s2 |  |  | False | no value of ours" in comparison
 
 
 def test_the_convergence_statements_name_checks_the_history_panels_make(config):

@@ -53,7 +53,8 @@ def test_the_dimension_sweep_equals_a_fit_per_dimension(digits):
 def test_a_method_with_fewer_columns_has_no_error_beyond_them(digits):
     X_train, y_train, X_test, y_test = digits
     new_estimator = estimator_factory("lda", {})
-    result = train_test.run_repetition(job("n_components", [2, 9, 12], max_components=9), new_estimator, X_train, y_train, X_test, y_test, 1)
+    result = train_test.run_repetition(job("n_components", [2, 9, 12], max_components=9), new_estimator, X_train,
+                                       y_train, X_test, y_test, 1)
     assert np.isfinite(result["errors"][:2]).all() and np.isnan(result["errors"][2]).all()   # c - 1 = 9
 
 
@@ -157,7 +158,8 @@ def written(tmp_path, digits):
         for split in range(3):
             rng = np.random.default_rng(split)
             keep = rng.permutation(len(y_train))[:300]
-            result = train_test.run_repetition(entry, new_estimator, X_train[keep], y_train[keep], X_test, y_test, seed=split)
+            result = train_test.run_repetition(entry, new_estimator, X_train[keep], y_train[keep], X_test, y_test,
+                                               seed=split)
             path = tmp_path / f"{method}_{split}.h5"
             meta = {"experiment": "e", "dataset": "digits", "m": 40, "method": method, "split": split}
             train_test.write_repetition(path, result, entry, meta, {"seed": str(split)})
@@ -205,8 +207,8 @@ def test_a_method_that_is_not_nested_is_fitted_at_every_dimension(digits):
         fitted.append(params["n_components"])
         return PCA(svd_solver="full", **params)
 
-    result = train_test.run_repetition(job("n_components", [1, 3, 8, 70], nested=False, max_components=64), new_estimator,
-                                       X_train, y_train, X_test, y_test, seed=1)
+    result = train_test.run_repetition(job("n_components", [1, 3, 8, 70], nested=False, max_components=64),
+                                       new_estimator, X_train, y_train, X_test, y_test, seed=1)
     nested = train_test.run_repetition(job("n_components", [1, 3, 8]), pca_factory, X_train, y_train, X_test,
                                        y_test, seed=1)
     assert fitted == [1, 3, 8]                                      # 70 is beyond the 64 columns: not fitted

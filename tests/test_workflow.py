@@ -76,11 +76,13 @@ def test_a_job_killed_mid_run_leaves_no_result_and_the_rerun_completes(workdir):
 
 def test_an_unknown_method_parameter_fails_at_start_up(workdir, tmp_path):
     bad = tmp_path / "bad.yaml"
-    bad.write_text("experiments:\n  bad:\n    datasets: {digits: [8]}\n    methods:\n      lpp:\n        fixed: {heat_width: 2}\n")
+    bad.write_text("experiments:\n  bad:\n    datasets: {digits: [8]}\n    methods:\n      lpp:\n"
+                   "        fixed: {heat_width: 2}\n")
     result = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--configfile", str(bad)], cwd=workdir,
                             capture_output=True, text=True)
     assert result.returncode != 0
-    assert "experiment 'bad', method 'lpp'" in result.stdout + result.stderr and "heat_width" in result.stdout + result.stderr
+    output = result.stdout + result.stderr
+    assert "experiment 'bad', method 'lpp'" in output and "heat_width" in output
 
 
 def run_target(workdir, target, expected=()):
@@ -207,7 +209,8 @@ def test_killing_snakemake_and_its_job_costs_only_that_job(workdir, tmp_path, wh
     rerun = snakemake(workdir, "tiny", "--rerun-incomplete")
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     for name in ("table.csv", "table.md", "table.tex", "comparison.csv"):
-        assert (workdir / "results" / "tiny" / name).read_bytes() == (reference / "results" / "tiny" / name).read_bytes()
+        ours, theirs = workdir / "results" / "tiny" / name, reference / "results" / "tiny" / name
+        assert ours.read_bytes() == theirs.read_bytes()
 
 
 @pytest.mark.parametrize("victim", ["data/processed/digits.h5", "results/tiny/digits/m8/pca/split01.h5"])

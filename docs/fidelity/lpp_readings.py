@@ -70,7 +70,8 @@ def main():
             tr, te = splits["train"][split], splits["test"][split]
             seed = derived_seed(20070620, "llp_table2", dataset, m, split) % (2**32)   # Table 2's folds
             result = run_split(
-                data.X[tr], data.y[tr], data.X[te], data.y[te], method="lpp", new_estimator=make(reading), grid_spec=GRID,
+                data.X[tr], data.y[tr], data.X[te], data.y[te], method="lpp", new_estimator=make(reading),
+                grid_spec=GRID,
                 m=m, p_max=300, seed=seed,
                 p_limit=lambda A, y: max_components("lpp", n_samples=len(A), n_classes=len(np.unique(y)),
                                                     n_features=A.shape[1]),

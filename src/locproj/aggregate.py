@@ -148,7 +148,8 @@ def summarise(df: pd.DataFrame, methods_order: Sequence | None = None, *, alpha=
                 "mean_dim": part["p"].mean() if part["projected"].all() else np.nan,
                 "n_splits": int(errors.size), "best": bool(best[name]),
             })
-    return pd.DataFrame(rows, columns=["dataset", "m", "method", "mean_error", "std_error", "mean_dim", "n_splits", "best"])
+    columns = ["dataset", "m", "method", "mean_error", "std_error", "mean_dim", "n_splits", "best"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 # --------------------------------------------------------------------------- text writers
@@ -296,7 +297,8 @@ def compare(ours: pd.DataFrame, published: pd.DataFrame, reasons=None, dataset_n
 
 
 def read_published(path) -> pd.DataFrame:
-    """Published table as CSV (``#`` comment lines allowed): dataset, m, method, mean_error, std_error[, mean_dim, best]."""
+    """Published table as CSV (``#`` comment lines allowed): dataset, m, method, mean_error,
+    std_error[, mean_dim, best]."""
     return pd.read_csv(path, comment="#", dtype={"best": str})
 
 

@@ -443,7 +443,8 @@ def plot_curves(summary: pd.DataFrame, spec: dict, published: pd.DataFrame, stem
         figure.tight_layout()
         text = (f"Mean ± one std over {fold_models(spec)} at the C chosen by validation. Published "
                 "statements as thick segments over the r they cover: solid a value, dotted 'about', "
-                "dash-dot a lower bound, dashed an upper one; points shifted sideways a little so that error bars do not overlap. "
+                "dash-dot a lower bound, dashed an upper one; points shifted sideways a little so that error bars "
+                "do not overlap. "
                 + (f"{dataset}: {notes[dataset]}" if dataset in (notes or {}) else ""))
         reporting.note_below(figure, text, width=150, bottom=0.27)
         reporting.save_figure(figure, Path(stem_dir) / f"curves_{dataset}")

@@ -23,7 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..config import NAME_PATTERN, data_file, n_splits, partition_key, partition_size, split_blocks, split_path, split_source
+from ..config import (NAME_PATTERN, data_file, n_splits, partition_key, partition_size, split_blocks, split_path,
+                      split_source)
 from .base import JobRule, Output, Protocol, table_outputs
 
 

@@ -183,7 +183,8 @@ def read_repetition(path) -> pd.DataFrame:
         attrs = dict(h5.attrs)
         values, errors, found = h5["values"][()], h5["errors"][()], h5["n_components"][()]
     rows = [
-        {"experiment": attrs["experiment"], "dataset": attrs["dataset"], "m": int(attrs["m"]), "method": attrs["method"], "classifier": name,
+        {"experiment": attrs["experiment"], "dataset": attrs["dataset"], "m": int(attrs["m"]),
+         "method": attrs["method"], "classifier": name,
          "split": int(attrs["split"]), "x": int(value), "test_error": errors[t, j], "n_components": found[t]}
         for j, name in enumerate(json.loads(attrs["classifiers"])) for t, value in enumerate(values)
     ]

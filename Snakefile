@@ -1,7 +1,7 @@
 # locproj: regenerate the tables and figures of the local-projection papers from raw data.
 from snakemake.utils import min_version
 
-min_version("8.0")
+min_version("8.17")
 
 
 configfile: "config/config.yaml"

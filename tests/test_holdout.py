@@ -12,7 +12,7 @@ from sklearn.svm import SVC
 
 from locproj.data import derive_view, holdout_split
 from locproj.data.prepare import Dataset, stratified_sample
-from locproj.protocols.split_jobs import estimator_factory
+from locproj.registry import estimator_factory
 from locproj.protocols import holdout
 
 ROOT = Path(__file__).resolve().parents[1]

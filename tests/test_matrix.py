@@ -195,7 +195,7 @@ def test_write_ranks_gives_ranks_friedman_the_diagram_and_timing(tmp_path):
 def test_a_fixed_embedding_dimension_above_what_a_fit_gives_is_lowered():
     # SLLE's n_components = 100 (the matrix's grid) on 30 training samples in 8 dimensions: the fit
     # embeds in min(n - 1, d) = 8 dimensions instead of failing, and p runs up to that
-    from locproj.protocols.split_jobs import estimator_factory
+    from locproj.registry import estimator_factory
     from locproj.registry import max_components
     from locproj.selection import fit_transform_all_p
 

@@ -11,7 +11,7 @@ computes, the aggregation and the outputs. To make it part of locproj: this file
 from __future__ import annotations
 
 from locproj.protocols.base import Output
-from locproj.protocols.split_jobs import SplitProtocol, estimator_factory
+from locproj.protocols.split_jobs import SplitProtocol
 
 
 class FixedDimension(SplitProtocol):
@@ -28,6 +28,7 @@ class FixedDimension(SplitProtocol):
     def run_split(self, job: dict, partition: str, split: int, data, train, test, output, n_jobs: int):
         from locproj._io import provenance_attrs, writing_h5
         from locproj.evaluation import errors_all_p
+        from locproj.registry import estimator_factory
 
         new_estimator = estimator_factory(job["method"], job["method_spec"].get("fixed", {}))
         estimator = new_estimator({"n_components": job["p"]}).fit(data.X[train], data.y[train])

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 
 from locproj.data import read_dataset_file, read_splits, scale
-from locproj.protocols.split_jobs import estimator_factory
+from locproj.registry import estimator_factory
 from locproj.registry import max_components
 from locproj.selection import run_split
 

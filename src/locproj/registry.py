@@ -37,7 +37,7 @@ from .methods import (
     SupervisedLLE,
 )
 
-__all__ = ["MethodSpec", "METHODS", "PLANNED", "make_estimator", "max_components"]
+__all__ = ["MethodSpec", "METHODS", "PLANNED", "estimator_factory", "make_estimator", "max_components"]
 
 
 def _rank_bound(n_samples: int, n_classes: int, n_features: int) -> int:
@@ -156,6 +156,14 @@ def make_estimator(name: str, **params) -> BaseEstimator:
     if unknown:
         raise ValueError(f"method {name!r} does not take {sorted(unknown)}; it takes {sorted(allowed)}.")
     return spec.factory(**params)
+
+
+def estimator_factory(name: str, fixed: dict):
+    """``new_estimator(params)``: :func:`make_estimator` of ``name`` with ``fixed`` and then ``params``
+    (the one factory every protocol hands its jobs: a grid point's or a swept dimension's parameters)."""
+    def new_estimator(params):
+        return make_estimator(name, **{**fixed, **params})
+    return new_estimator
 
 
 def max_components(name: str, n_samples: int, n_classes: int, n_features: int) -> int:

@@ -61,7 +61,6 @@ from .. import aggregate, reporting
 from .._io import reading_h5, writing_h5
 from ..config import data_file, registry_method, split_path, split_source
 from .base import JobRule, Output, Protocol, table_outputs
-from .split_jobs import estimator_factory
 
 C_VALUES = (0.01, 0.1, 1.0, 10.0, 100.0)
 METHOD_KINDS = ("projection", "classifier", "raw")
@@ -512,7 +511,7 @@ class HoldoutCurve(Protocol):
         method entry, r and C of a fold starts from the same seed."""
         from .._io import provenance_attrs
         from ..data.splits import derived_seed
-        from ..registry import max_components
+        from ..registry import estimator_factory, max_components
 
         X, y = data.X, data.y
         samples = job.get("split_source", job["dataset"])

@@ -42,15 +42,6 @@ def result_path(experiment: str, dataset: str, partition: str, method: str, spli
     return f"results/{experiment}/{dataset}/{partition}/{method}/split{split:02d}.h5"
 
 
-def estimator_factory(method: str, fixed: dict):
-    """``new_estimator(params)``: the registry's ``method`` with ``fixed`` and then ``params`` set."""
-    from ..registry import make_estimator
-
-    def new_estimator(params):
-        return make_estimator(method, **{**fixed, **params})
-    return new_estimator
-
-
 class SplitProtocol(Protocol):
     """A protocol whose jobs are (dataset, partition, method, block of splits), one file per split."""
 
@@ -112,6 +103,7 @@ class SplitProtocol(Protocol):
         """One split: the method's inner cross-validation, refit and test (locproj.selection)."""
         from .._io import provenance_attrs
         from ..data.splits import derived_seed
+        from ..registry import estimator_factory
         from ..selection import RAW_METHOD, run_split, write_result
 
         method = job["method"]

@@ -53,7 +53,7 @@ import pandas as pd
 from .. import aggregate, reporting
 from .._io import reading_h5, writing_h5
 from ..config import partition_size, registry_method
-from .split_jobs import SplitProtocol, estimator_factory
+from .split_jobs import SplitProtocol
 
 X_KINDS = ("n_components", "n_per_class")
 _KEYS = ["dataset", "m", "method", "classifier"]
@@ -368,7 +368,7 @@ class TrainTestCurve(SplitProtocol):
         sees the same subsets."""
         from .._io import provenance_attrs
         from ..data.splits import derived_seed
-        from ..registry import METHODS, max_components
+        from ..registry import METHODS, estimator_factory, max_components
         from ..selection import RAW_METHOD
 
         samples = job.get("split_source", job["dataset"])

@@ -170,6 +170,13 @@ def data_file(config: dict, name: str) -> str:
     raise ValueError(f"{name!r} is neither a dataset nor a view in the config")
 
 
+def method_folders(config: dict) -> list[str]:
+    """The folders where a method entry's ``estimator: "module:Class"`` is looked for as
+    ``module.py`` (``method_paths``; the rules default it to the config files' folders and the
+    working directory)."""
+    return list(config.get("method_paths") or ["."])
+
+
 def registry_method(entry_name: str, entry: dict | None) -> str:
     """The registry name of a method entry: its ``method`` key, else the entry's own name."""
     return (entry or {}).get("method", entry_name)

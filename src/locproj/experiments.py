@@ -8,14 +8,14 @@ call the library below them (config helpers, reporting, selection, evaluation, r
 
 from __future__ import annotations
 
-from .config import data_notes
+from .config import data_notes, method_folders
 from .config import partition_size  # noqa: F401  (workflow/scripts/splits.py imports it from here)
 from .protocols import protocol_named, protocol_of
 
 
 def check_experiments(config: dict) -> None:
     """Fail at start-up, naming the experiment, on an unknown dataset, method or parameter."""
-    from .registry import make_estimator
+    from .registry import method_spec
 
     known_data = set(config["datasets"]) | set(config.get("views", {}))
     for name, spec in config.get("experiments", {}).items():
@@ -27,9 +27,9 @@ def check_experiments(config: dict) -> None:
             protocol.check(spec)
         except ValueError as error:
             raise ValueError(f"experiment {name!r}: {error}") from error
-        for method, (registry_name, params) in protocol.method_entries(spec).items():
+        for method, (entry, params) in protocol.method_entries(spec).items():
             try:
-                make_estimator(registry_name, **params)
+                method_spec(method, entry, method_folders(config)).make(**params)
             except (ValueError, NotImplementedError) as error:
                 raise ValueError(f"experiment {name!r}, method {method!r}: {error}") from error
 

@@ -14,11 +14,17 @@ the ``r`` of each local projection.
 
 ``PLANNED`` names documented placeholders, for which :func:`make_estimator` raises
 ``NotImplementedError`` naming the source; there are none at present.
+
+A method entry of an experiment is either a built-in name (the entry's ``method`` key, else its
+own name) or any scikit-learn-compatible estimator by import path (``estimator: "module:Class"``,
+:mod:`locproj.own_methods`); :func:`method_spec` gives a :class:`MethodSpec` for both, so the
+protocols have one path for every method.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 from sklearn.base import BaseEstimator
@@ -37,7 +43,7 @@ from .methods import (
     SupervisedLLE,
 )
 
-__all__ = ["MethodSpec", "METHODS", "PLANNED", "estimator_factory", "make_estimator", "max_components"]
+__all__ = ["MethodSpec", "METHODS", "PLANNED", "estimator_factory", "make_estimator", "max_components", "method_spec"]
 
 
 def _rank_bound(n_samples: int, n_classes: int, n_features: int) -> int:
@@ -70,6 +76,15 @@ class MethodSpec:
         Whether ``fit`` uses the labels (by default).
     bound : callable
         ``bound(n_samples, n_classes, n_features)``: most components available.
+    ordered : bool
+        Whether the first p columns of one fit are the p-dimensional projection, so that every p
+        is read from one fit (every built-in method); otherwise p is the ``n_components`` it is
+        fitted with.
+    classifier : bool
+        Whether it is a classifier with its own ``predict`` (LPK, GPK).
+    source : dict, optional
+        Where an estimator by import path comes from (:func:`locproj.own_methods.import_estimator`):
+        recorded in every job's configuration.
     """
 
     name: str
@@ -77,6 +92,25 @@ class MethodSpec:
     params: tuple[str, ...]
     supervised: bool
     bound: Callable[[int, int, int], int]
+    ordered: bool = True
+    classifier: bool = False
+    source: dict | None = None
+
+    def make(self, **params) -> BaseEstimator:
+        """Unfitted estimator with hyper-parameters ``params``; a ``ValueError`` names any it does not take."""
+        if self.source is not None:      # by import path: exactly what its get_params() lists
+            from .own_methods import check_params
+
+            check_params(self.params, params, self.source["estimator"])
+            return self.factory(**params)
+        allowed = set(self.params) | ({"n_components"} if self.name != "raw" else set())
+        unknown = set(params) - allowed
+        if unknown:
+            raise ValueError(f"method {self.name!r} does not take {sorted(unknown)}; it takes {sorted(allowed)}.")
+        return self.factory(**params)
+
+    def max_components(self, n_samples: int, n_classes: int, n_features: int) -> int:
+        return self.bound(n_samples, n_classes, n_features)
 
 
 _GRAPH = ("n_neighbors", "supervised", "column_scaling")
@@ -131,8 +165,8 @@ METHODS: dict[str, MethodSpec] = {
         MethodSpec("lle", _lle, _LLE, False, _rank_bound),
         MethodSpec("slle", SupervisedLLE, _LLE + ("alpha",), True, _rank_bound),
         # classifiers that also transform (paper 002): n_components is r, at most d
-        MethodSpec("lpk", LocalProjectionKernelSVC, ("n_regions",) + _LPK, True, _raw_bound),
-        MethodSpec("gpk", _gpk, _LPK, True, _raw_bound),
+        MethodSpec("lpk", LocalProjectionKernelSVC, ("n_regions",) + _LPK, True, _raw_bound, classifier=True),
+        MethodSpec("gpk", _gpk, _LPK, True, _raw_bound, classifier=True),
     ]
 }
 
@@ -150,23 +184,57 @@ def _spec(name: str) -> MethodSpec:
 def make_estimator(name: str, **params) -> BaseEstimator:
     """Unfitted estimator for config method ``name`` with hyper-parameters ``params``
     (``n_components`` allowed except for ``raw``)."""
-    spec = _spec(name)
-    allowed = set(spec.params) | ({"n_components"} if name != "raw" else set())
-    unknown = set(params) - allowed
-    if unknown:
-        raise ValueError(f"method {name!r} does not take {sorted(unknown)}; it takes {sorted(allowed)}.")
-    return spec.factory(**params)
+    return _spec(name).make(**params)
 
 
-def estimator_factory(name: str, fixed: dict):
-    """``new_estimator(params)``: :func:`make_estimator` of ``name`` with ``fixed`` and then ``params``
-    (the one factory every protocol hands its jobs: a grid point's or a swept dimension's parameters)."""
+def method_spec(entry_name: str, entry: dict | None, search=(), source: dict | None = None) -> MethodSpec:
+    """The :class:`MethodSpec` of an experiment's method entry: a built-in method (the entry's
+    ``method`` key, else its name), or the estimator of its ``estimator`` import path, looked for in
+    the folders ``search`` or, inside a job, at ``source["file"]`` (the job's ``estimator_source``).
+
+    Keys of an entry by import path (the defaults in brackets): ``supervised`` [true: ``fit``
+    gets the labels], ``ordered`` [false: p is the ``n_components`` of the grid], ``max_components``
+    [min(n - 1, d)] and ``classifier`` [scikit-learn's ``is_classifier``]. Errors name the entry:
+    a name that is a built-in method, a module or class that does not exist, a class that is no
+    transformer."""
+    from sklearn.base import is_classifier
+
+    from .own_methods import MethodImportError, check_estimator_class, import_estimator, without_labels
+
+    entry = entry or {}
+    if "estimator" not in entry:
+        return _spec(entry.get("method", entry_name))
+    if entry_name in METHODS:
+        raise MethodImportError(f"{entry_name!r} is the name of a built-in method; give the entry of "
+                                f"{entry['estimator']} another name")
+    if source is not None and "file" in source:
+        search = [str(Path(source["file"]).parent)]
+    cls, found = import_estimator(entry["estimator"], search)
+    classifier = entry.get("classifier", is_classifier(cls()))
+    check_estimator_class(cls, entry["estimator"], needs_predict=classifier)
+    cap = entry.get("max_components")
+
+    def bound(n_samples: int, n_classes: int, n_features: int) -> int:
+        rank = _rank_bound(n_samples, n_classes, n_features)
+        return rank if cap is None else min(cap, rank)
+
+    supervised = entry.get("supervised", True)
+    return MethodSpec(entry_name, cls if supervised else without_labels(cls), tuple(cls().get_params()), supervised,
+                      bound, ordered=entry.get("ordered", False), classifier=classifier, source=found)
+
+
+def estimator_factory(spec: MethodSpec | str, fixed: dict):
+    """``new_estimator(params)``: the method ``spec`` (or a built-in's name) with ``fixed`` and then
+    ``params`` (the one factory every protocol hands its jobs: a grid point's or a swept
+    dimension's parameters)."""
+    spec = _spec(spec) if isinstance(spec, str) else spec
+
     def new_estimator(params):
-        return make_estimator(name, **{**fixed, **params})
+        return spec.make(**{**fixed, **params})
     return new_estimator
 
 
 def max_components(name: str, n_samples: int, n_classes: int, n_features: int) -> int:
     """Most projections ``name`` can return: ``c - 1`` (and ``n - c``, ``d - c + 1``) for LDA, the rank bound
     ``min(n - 1, d)`` for the others, ``d`` for ``raw``."""
-    return _spec(name).bound(n_samples, n_classes, n_features)
+    return _spec(name).max_components(n_samples, n_classes, n_features)

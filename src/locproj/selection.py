@@ -211,12 +211,19 @@ def _transform_first(estimator, X, n_columns):
     return np.asarray(estimator.transform(X), dtype=np.float64)[:, :n_columns]
 
 
-def fit_transform_all_p(new_estimator, params, X_fit, y_fit, X_other, p_max, p_limit=None):
+def fit_transform_all_p(new_estimator, params, X_fit, y_fit, X_other, p_max, p_limit=None, ordered=True):
     """Fit ``new_estimator(params)`` on ``(X_fit, y_fit)``; return (Z_fit, Z_other, fit_seconds) with
     ``p_fit = min(p_max, columns available, p_limit)`` columns.  Below the limit, only ``p_max``
-    projections are computed (:func:`_fit_first_columns`)."""
+    projections are computed (:func:`_fit_first_columns`). A method whose columns are not ordered
+    (``ordered=False``) is fitted as it is and returns all its columns: its p is its number of
+    columns, which the caller compares with ``p_max``."""
     limit = _limit(p_limit, X_fit, y_fit)
     start = time.perf_counter()
+    if not ordered:
+        estimator = new_estimator(dict(params)).fit(X_fit, y_fit)
+        seconds = time.perf_counter() - start
+        return (np.asarray(estimator.transform(X_fit), dtype=np.float64),
+                np.asarray(estimator.transform(X_other), dtype=np.float64), seconds)
     if p_max < limit:
         estimator = _fit_first_columns(new_estimator, params, X_fit, y_fit, p_max)
     else:
@@ -248,6 +255,7 @@ def cross_validate(
     neighbour_params=NEIGHBOUR_PARAMS,
     max_bytes=DEFAULT_MAX_BYTES,
     n_jobs=1,
+    ordered=True,
 ) -> CVResult:
     """K-fold CV error of every grid point for every p, one fit per (fold, grid point).
 
@@ -271,6 +279,10 @@ def cross_validate(
         See :func:`locproj.evaluation.predict_all_p`.
     seed : int
         Fold shuffling seed.
+    ordered : bool
+        Whether the first p columns of a fit are its p-dimensional projection (every p read from one
+        fit). Otherwise a grid point's only p is its number of columns (its ``n_components``), and a
+        grid point with more than ``p_max`` or ``p_limit`` columns has no CV error.
 
     Returns
     -------
@@ -295,15 +307,28 @@ def cross_validate(
             ]
             key = json.dumps(_plain(params), sort_keys=True)
             if key not in cache:
-                Z_fit, Z_held, _ = fit_transform_all_p(new_estimator, params, X_fit, y_fit, X_held, p_max, p_limit)
-                predictions = predict_all_p(
-                    Z_fit, y_fit, Z_held, classifier=classifier,
-                    classifier_params=classifier_params, max_bytes=max_bytes, n_jobs=n_jobs,
-                )
-                cache[key] = error_rates(predictions, y[held_out])
+                Z_fit, Z_held, _ = fit_transform_all_p(new_estimator, params, X_fit, y_fit, X_held, p_max, p_limit,
+                                                       ordered)
+                options = dict(classifier=classifier, classifier_params=classifier_params, max_bytes=max_bytes,
+                               n_jobs=n_jobs)
+                if ordered:
+                    cache[key] = error_rates(predict_all_p(Z_fit, y_fit, Z_held, **options), y[held_out])
+                else:
+                    limit = min(p_max, _limit(p_limit, X_fit, y_fit))
+                    cache[key] = _error_at_own_p(Z_fit, y_fit, Z_held, y[held_out], limit, options)
             errors = cache[key]
             fold_error[fold, index, : errors.size] = errors
     return CVResult(error=fold_error.mean(axis=0), fold_error=fold_error, capped=capped)
+
+
+def _error_at_own_p(Z_fit, y_fit, Z_held, y_held, p_max, options) -> np.ndarray:
+    """CV errors of a method whose columns are not ordered: NaN at every p but its own (its number
+    of columns), and NaN there too when it has more columns than ``p_max``."""
+    p = Z_fit.shape[1]
+    errors = np.full(min(p, p_max), np.nan)
+    if p <= p_max:
+        errors[p - 1] = np.mean(predict_at_p(Z_fit, y_fit, Z_held, p, **options) != y_held)
+    return errors
 
 
 def choose(cv_error, atol=1e-12):
@@ -383,6 +408,7 @@ def run_split(
     max_bytes=DEFAULT_MAX_BYTES,
     n_jobs=1,
     test_curve=False,
+    ordered=True,
 ) -> SplitResult:
     """Resolve the grid, cross-validate, refit on the whole training part and test.
 
@@ -408,7 +434,9 @@ def run_split(
     test_curve : bool
         Also record the test error of the refitted projection at every p = 1..p_fit
         (``test_error_curve``; the dimension-curve protocol). ``test_error`` stays the error
-        at the CV-chosen p.
+        at the CV-chosen p. Only for a method whose columns are ordered.
+    ordered : bool
+        See :func:`cross_validate`: without it, p is chosen with the grid point (its ``n_components``).
     Other parameters
         As :func:`cross_validate`.
 
@@ -439,7 +467,7 @@ def run_split(
     start = time.perf_counter()
     cv = cross_validate(
         new_estimator, grid, X_train, y_train, n_folds=n_folds, p_max=p_max, p_limit=p_limit, seed=seed,
-        neighbour_params=neighbour_params, **predict_options,
+        neighbour_params=neighbour_params, ordered=ordered, **predict_options,
     )
     cv_seconds = time.perf_counter() - start
     grid_index, p = choose(cv.error)
@@ -448,11 +476,13 @@ def run_split(
     capped = cv.capped + [
         {"fold": -1, "grid_index": grid_index, "param": n, "requested": r, "used": u} for n, r, u in changes
     ]
-    Z_train, Z_test, fit_seconds = fit_transform_all_p(new_estimator, params, X_train, y_train, X_test, p_max, p_limit)
+    Z_train, Z_test, fit_seconds = fit_transform_all_p(new_estimator, params, X_train, y_train, X_test, p_max, p_limit,
+                                                       ordered)
     if p > Z_train.shape[1]:
         raise RuntimeError(f"refit gives {Z_train.shape[1]} projections, CV chose p={p}")
     predictions = predict_at_p(Z_train, y_train, Z_test, p, **predict_options)
-    curve = error_rates(predict_all_p(Z_train, y_train, Z_test, **predict_options), y_test) if test_curve else None
+    curve = (error_rates(predict_all_p(Z_train, y_train, Z_test, **predict_options), y_test)
+             if test_curve and ordered else None)
     return SplitResult(
         grid=grid, cv_error=cv.error, cv_fold_error=cv.fold_error, capped=capped,
         grid_index=grid_index, params=params, p=p, projected=True,

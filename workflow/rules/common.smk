@@ -1,4 +1,5 @@
 # Config validation and the small input functions the other rule files use.
+import os
 from pathlib import Path
 
 from snakemake.utils import validate
@@ -27,6 +28,12 @@ from locproj.experiments import (
 # then dataset keys, so that an unknown key is named with the keys its format takes; last, the
 # contents of each local `path:` dataset (labels, numeric features, class sizes against every m)
 replace_experiments(config)
+# a method entry's `estimator: module:Class` is looked for as module.py in these folders first: by
+# default beside each config file given, then in the working directory
+config.setdefault(
+    "method_paths",
+    list(dict.fromkeys([os.path.relpath(Path(f).parent) for f in workflow.configfiles] + ["."])),
+)
 check_dataset_options(config)
 validate(config, schema="../schemas/config.schema.yaml")
 check_experiments(config)

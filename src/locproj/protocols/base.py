@@ -36,19 +36,21 @@ Optional (defaults here):
 ``datasets(spec)``
     The datasets and views the experiment reads (default: the keys of ``datasets``).
 ``method_entries(spec)``
-    ``{entry name: (registry method, parameters it sets)}`` for the engine to check against the
-    method registry before any job runs (default: every entry of ``methods``).
+    ``{entry name: (entry, parameters it sets)}`` for the engine to check against the method
+    registry (:func:`locproj.registry.method_spec`) before any job runs (default: every entry of
+    ``methods``).
 ``aggregation_inputs(config, experiment)``
     The aggregation's input files: a list, or a dict (named inputs). Default: none.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..config import registry_method
+from ..config import method_folders
 
 
 @dataclass(frozen=True)
@@ -98,12 +100,11 @@ class Protocol:
     def datasets(self, spec: dict) -> list[str]:
         return list(spec["datasets"])
 
-    def method_entries(self, spec: dict) -> dict[str, tuple[str, dict]]:
+    def method_entries(self, spec: dict) -> dict[str, tuple[dict, dict]]:
         entries = {}
         for entry_name, entry in spec["methods"].items():
             entry = entry or {}
-            params = {**entry.get("fixed", {}), **dict.fromkeys(entry.get("grid", {}))}
-            entries[entry_name] = (registry_method(entry_name, entry), params)
+            entries[entry_name] = (entry, {**entry.get("fixed", {}), **dict.fromkeys(entry.get("grid", {}))})
         return entries
 
     def aggregation_inputs(self, config: dict, experiment: str) -> list[str] | dict[str, str]:
@@ -123,6 +124,39 @@ class Protocol:
 
     def outputs(self, experiment: str, spec: dict) -> list[Output]:
         raise NotImplementedError
+
+
+def estimator_source(config: dict, entry_name: str, entry: dict | None) -> dict:
+    """``{"estimator_source": ...}`` for a method entry by import path (its package and version, or
+    its local file and sha256: :func:`locproj.own_methods.import_estimator`), to be part of its jobs'
+    configuration: the provenance names the code, and an edit of a local file reruns exactly the
+    jobs that use it. ``{}`` for a built-in method, whose jobs' configuration stays as it was."""
+    if "estimator" not in (entry or {}):
+        return {}
+    from ..registry import method_spec
+
+    return {"estimator_source": method_spec(entry_name, entry, method_folders(config)).source}
+
+
+def job_method(job: dict):
+    """The :class:`locproj.registry.MethodSpec` of a job's method entry (inside the job: an
+    entry by import path is imported from the source its job configuration records)."""
+    from ..registry import method_spec
+
+    entry = job.get("method_spec") or {"method": job.get("registry_method", job["method"])}
+    return method_spec(job["method"], entry, source=job.get("estimator_source"))
+
+
+@contextlib.contextmanager
+def failing_with_context(job: dict, partition: str, split=None):
+    """Re-raise an error inside a job's computation with its method, dataset, partition and split
+    named, and the original message (the other jobs' results stay)."""
+    try:
+        yield
+    except Exception as error:
+        where = f", split {split}" if split is not None else ""
+        raise RuntimeError(f"method {job['method']!r} failed on {job['dataset']} ({partition}{where}) in "
+                           f"experiment {job['experiment']!r}: {type(error).__name__}: {error}") from error
 
 
 def figures_and_metadata(out: str, figures_caption: str) -> list[Output]:

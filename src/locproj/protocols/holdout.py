@@ -59,8 +59,9 @@ import pandas as pd
 
 from .. import aggregate, reporting
 from .._io import reading_h5, writing_h5
-from ..config import data_file, registry_method, split_path, split_source
-from .base import JobRule, Output, Protocol, table_outputs
+from ..config import data_file, method_folders, registry_method, split_path, split_source
+from .base import (JobRule, Output, Protocol, estimator_source, failing_with_context, job_method,
+                   table_outputs)
 
 C_VALUES = (0.01, 0.1, 1.0, 10.0, 100.0)
 METHOD_KINDS = ("projection", "classifier", "raw")
@@ -89,9 +90,12 @@ def value_blocks(spec: dict, method: str) -> list[list[int]]:
     return [values[start:start + size] for start in range(0, len(values), size)]
 
 
-def job_priority(spec: dict, method: str) -> int:
-    """The Snakemake priority of a method entry's jobs: 1 for the costly GPK/LPK fits, else 0."""
-    return int(method_kind(registry_method(method, spec["methods"][method])) == "classifier")
+def job_priority(config: dict, spec: dict, method: str) -> int:
+    """The Snakemake priority of a method entry's jobs: 1 for the costly GPK/LPK fits (a classifier
+    that projects), else 0."""
+    from ..registry import method_spec
+
+    return int(method_kind(method_spec(method, spec["methods"][method], method_folders(config))) == "classifier")
 
 
 def block_name(block) -> str:
@@ -148,22 +152,24 @@ def job_config(config: dict, experiment: str, dataset: str, method: str, block) 
         # only when set, so that the jobs (and provenance) of the plain protocol stay as they were
         **({"by_group": dict(spec["by_group"])} if spec.get("by_group") else {}),
         **({"pca_first": int(entry["pca_first"])} if entry.get("pca_first") else {}),
+        # an entry by import path: the whole entry and where its code comes from
+        **({"method_spec": entry} if "estimator" in entry else {}), **estimator_source(config, method, entry),
     }
 
 
 # --------------------------------------------------------------------------- one job
 
 
-def method_kind(method: str) -> str:
-    """``raw``, ``classifier`` (it fits its own SVM: gpk, lpk) or ``projection``."""
-    from sklearn.base import is_classifier
-
-    from ..registry import make_estimator
+def method_kind(spec) -> str:
+    """``raw``, ``classifier`` (it fits its own SVM: gpk, lpk, or an entry's ``classifier``) or
+    ``projection``, for a :class:`locproj.registry.MethodSpec` or a built-in method's name."""
+    from ..registry import _spec
     from ..selection import RAW_METHOD
 
-    if method == RAW_METHOD:
+    spec = _spec(spec) if isinstance(spec, str) else spec
+    if spec.name == RAW_METHOD:
         return "raw"
-    return "classifier" if is_classifier(make_estimator(method)) else "projection"
+    return "classifier" if spec.classifier else "projection"
 
 
 def _linear_svm(Z_fit, y_fit, Z_val, y_val, Z_test, y_test, C):
@@ -498,7 +504,7 @@ class HoldoutCurve(Protocol):
                     # an LPK r on USPS (50 fits, C = 100 the slowest): up to a few minutes
                     runtime=lambda wc, block=block: 10 + 5 * len(block),
                     # GPK/LPK jobs (minutes) first, so that the short projection jobs fill the gaps
-                    priority=job_priority(spec, method),
+                    priority=job_priority(config, spec, method),
                 ))
         return rules
 
@@ -511,18 +517,19 @@ class HoldoutCurve(Protocol):
         method entry, r and C of a fold starts from the same seed."""
         from .._io import provenance_attrs
         from ..data.splits import derived_seed
-        from ..registry import estimator_factory, max_components
+        from ..registry import estimator_factory
 
         X, y = data.X, data.y
         samples = job.get("split_source", job["dataset"])
-        method = job["registry_method"]
-        kind = method_kind(method)
+        spec = job_method(job)
+        kind = method_kind(spec)
         folds = parts["folds"]
         seeds = [derived_seed(job["seed"], "holdout", samples, k) % 2**32 for k in range(len(folds))]
-        limit = min(max_components(method, n_samples=len(fit), n_classes=len(np.unique(y[fit])),
-                                   n_features=X.shape[1]) for fit, _ in folds)
-        result = run_holdout({**job, "kind": kind}, estimator_factory(method, job["fixed"]), X, y, folds,
-                             parts["test"][0], seeds, limit=limit)
+        limit = min(spec.max_components(n_samples=len(fit), n_classes=len(np.unique(y[fit])), n_features=X.shape[1])
+                    for fit, _ in folds)
+        with failing_with_context(job, "holdout"):
+            result = run_holdout({**job, "kind": kind}, estimator_factory(spec, job["fixed"]), X, y, folds,
+                                 parts["test"][0], seeds, limit=limit)
         meta = {"experiment": job["experiment"], "dataset": job["dataset"], "method": job["method"], "kind": kind}
         write_job(outputs[0], result, job, meta, provenance_attrs(job, seed=seeds[0]))
 

@@ -25,7 +25,8 @@ import numpy as np
 
 from ..config import (NAME_PATTERN, data_file, n_splits, partition_key, partition_size, split_blocks, split_path,
                       split_source)
-from .base import JobRule, Output, Protocol, table_outputs
+from .base import (JobRule, Output, Protocol, estimator_source, failing_with_context, job_method,
+                   table_outputs)
 
 
 def experiment_jobs(config: dict, experiment: str):
@@ -92,18 +93,19 @@ class SplitProtocol(Protocol):
             "method_spec": spec["methods"][method] or {},
             "n_folds": spec.get("n_folds", 5), "classifier": spec.get("classifier", "1nn"),
             "classifier_params": spec.get("classifier_params") or {}, "p_max": spec.get("p_max", 300),
-            **self.job_keys(spec, method),
+            **self.job_keys(spec, method), **estimator_source(config, method, spec["methods"][method]),
         }
 
     def run_job(self, job: dict, partition: str, splits, data, parts: dict, outputs, n_jobs: int = 1) -> None:
         for split, output in zip(splits, outputs):
-            self.run_split(job, partition, split, data, parts["train"][split], parts["test"][split], output, n_jobs)
+            with failing_with_context(job, partition, split):
+                self.run_split(job, partition, split, data, parts["train"][split], parts["test"][split], output,
+                               n_jobs)
 
     def run_split(self, job: dict, partition: str, split: int, data, train, test, output, n_jobs: int):
         """One split: the method's inner cross-validation, refit and test (locproj.selection)."""
         from .._io import provenance_attrs
         from ..data.splits import derived_seed
-        from ..registry import estimator_factory
         from ..selection import RAW_METHOD, run_split, write_result
 
         method = job["method"]
@@ -114,21 +116,24 @@ class SplitProtocol(Protocol):
                                  size if partition.startswith("m") else partition, split) % (2**32)
         m = size if partition.startswith("m") else None    # None: the smallest class count of the training part
 
+        if method == RAW_METHOD:      # the raw method never loads scikit-learn, which the registry needs
+            spec = new_estimator = None
+        else:
+            from ..registry import estimator_factory
+
+            spec = job_method(job)
+            new_estimator = estimator_factory(spec, job["method_spec"].get("fixed", {}))
+
         def p_limit(X, y):
-            # imported here: it needs scikit-learn, which the raw method never loads
-            from ..registry import max_components
+            return spec.max_components(n_samples=len(X), n_classes=len(np.unique(y)), n_features=X.shape[1])
 
-            return max_components(method, n_samples=len(X), n_classes=len(np.unique(y)), n_features=X.shape[1])
-
-        new_estimator = None if method == RAW_METHOD else estimator_factory(method,
-                                                                            job["method_spec"].get("fixed", {}))
         result = run_split(
             data.X[train], data.y[train], data.X[test], data.y[test],
             method=method, new_estimator=new_estimator,
             grid_spec=job["method_spec"].get("grid"), m=m, p_max=job["p_max"], p_limit=p_limit,
             classifier=job["classifier"], classifier_params=job["classifier_params"],
             n_folds=job["n_folds"], seed=fold_seed, test_indices=test, n_jobs=n_jobs,
-            test_curve=job.get("test_curve", False),
+            test_curve=job.get("test_curve", False), ordered=spec is None or spec.ordered,
             meta={"experiment": job["experiment"], "dataset": job["dataset"], "m": size, "split": split},
         )
         write_result(Path(output), result, provenance_attrs(job, seed=fold_seed))

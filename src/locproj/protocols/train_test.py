@@ -53,6 +53,7 @@ import pandas as pd
 from .. import aggregate, reporting
 from .._io import reading_h5, writing_h5
 from ..config import partition_size, registry_method
+from .base import job_method
 from .split_jobs import SplitProtocol
 
 X_KINDS = ("n_components", "n_per_class")
@@ -368,18 +369,19 @@ class TrainTestCurve(SplitProtocol):
         sees the same subsets."""
         from .._io import provenance_attrs
         from ..data.splits import derived_seed
-        from ..registry import METHODS, estimator_factory, max_components
+        from ..registry import estimator_factory
         from ..selection import RAW_METHOD
 
         samples = job.get("split_source", job["dataset"])
         seed = derived_seed(job["seed"], "train_test", samples, partition, split)
-        fixed, method = job["method_spec"].get("fixed", {}), job["registry_method"]
-        limit = max_components(method, n_samples=len(train), n_classes=len(np.unique(data.y[train])),
-                               n_features=data.X.shape[1])
-        options = {"raw": method == RAW_METHOD, "seeded": "random_state" in METHODS[method].params,
-                   "max_components": limit}
+        spec = job_method(job)
+        limit = spec.max_components(n_samples=len(train), n_classes=len(np.unique(data.y[train])),
+                                    n_features=data.X.shape[1])
+        # a method whose columns are not ordered is fitted at every dimension
+        options = {"raw": spec.name == RAW_METHOD, "seeded": "random_state" in spec.params,
+                   "max_components": limit, "nested": job.get("nested", True) and spec.ordered}
         result = run_repetition(
-            {**job, **options}, estimator_factory(method, fixed),
+            {**job, **options}, estimator_factory(spec, job["method_spec"].get("fixed", {})),
             data.X[train], data.y[train], data.X[test], data.y[test], seed, n_jobs=n_jobs,
         )
         meta = {"experiment": job["experiment"], "dataset": job["dataset"], "m": partition_size(partition),

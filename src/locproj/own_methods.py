@@ -1,0 +1,131 @@
+"""Methods by import path: any scikit-learn-compatible estimator as an experiment's method entry.
+
+A method entry names ``estimator: "module:Class"`` instead of a built-in method. The module is a
+``.py`` file in one of the config's ``method_paths`` (by default the folders of the config files
+given and the working directory: a file beside the config), or an installed module. What the engine
+needs to know and cannot guess is config (:func:`locproj.registry.method_spec`): ``supervised``,
+``ordered``, ``max_components`` and, for the holdout protocol, ``classifier``.
+
+:func:`import_estimator` finds the class and what identifies its code: the package and its version,
+or the local file and its sha256. Both go into the jobs' configuration, so they are recorded in every
+result's provenance, and editing a local file reruns exactly the jobs that use it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import importlib
+import importlib.util
+import sys
+from pathlib import Path
+
+
+class MethodImportError(ValueError):
+    """A method entry's ``estimator`` that cannot be imported or used."""
+
+
+def split_import_path(path) -> tuple[str, str]:
+    """``'module:Class'`` -> ``('module', 'Class')``."""
+    if not isinstance(path, str) or path.count(":") != 1 or not all(path.split(":")):
+        raise MethodImportError(f"estimator {path!r} is not an import path 'module:Class' (e.g. "
+                                f"'sklearn.neighbors:NeighborhoodComponentsAnalysis' or 'my_methods:MyProjection')")
+    module, name = path.split(":")
+    return module, name
+
+
+def local_file(module: str, search) -> Path | None:
+    """The first ``<dir>/<module path>.py`` among the folders ``search``, or None."""
+    for folder in search or []:
+        candidate = Path(folder) / (module.replace(".", "/") + ".py")
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _load_file(module: str, path: Path):
+    name = f"locproj_own_methods.{module}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules[name] = loaded
+    spec.loader.exec_module(loaded)
+    return loaded
+
+
+def _distribution_version(module: str) -> dict:
+    from importlib.metadata import PackageNotFoundError, packages_distributions, version
+
+    top = module.split(".")[0]
+    for distribution in packages_distributions().get(top, []):
+        try:
+            return {"package": distribution, "version": version(distribution)}
+        except PackageNotFoundError:
+            continue
+    return {"package": top, "version": "unknown"}
+
+
+def import_estimator(path: str, search=()) -> tuple[type, dict]:
+    """The class of ``path`` (``'module:Class'``) and its source: ``{"estimator", "file", "sha256"}``
+    for a local file found in ``search`` (the path as given there), else ``{"estimator", "package",
+    "version"}``."""
+    module_name, class_name = split_import_path(path)
+    found = local_file(module_name, search)
+    try:
+        module = _load_file(module_name, found) if found else importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        if found is not None or error.name != module_name.split(".")[0] and error.name != module_name:
+            raise MethodImportError(f"importing {path!r} failed: {error}") from error
+        folders = ", ".join(str(folder) for folder in search) or "none"
+        raise MethodImportError(f"no module {module_name!r}: no {module_name.replace('.', '/')}.py in the "
+                                f"method folders ({folders}) and no installed module of that name; put the file "
+                                f"beside your config or install the package") from error
+    cls = getattr(module, class_name, None)
+    if not isinstance(cls, type):
+        names = [name for name in dir(module) if not name.startswith("_")]
+        close = difflib.get_close_matches(class_name, names, n=3)
+        hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+        raise MethodImportError(f"module {module_name!r} has no class {class_name!r}{hint}")
+    if found is not None:
+        source = {"estimator": path, "file": found.as_posix(), "sha256": hashlib.sha256(found.read_bytes()).hexdigest()}
+    else:
+        source = {"estimator": path, **_distribution_version(module_name)}
+    return cls, source
+
+
+def check_estimator_class(cls: type, path: str, needs_predict: bool = False) -> None:
+    """Fail on a class without ``fit`` and ``transform`` (and ``predict`` when
+    ``needs_predict``) or without scikit-learn's ``get_params``."""
+    needed = ["fit", "transform", "get_params"] + (["predict"] if needs_predict else [])
+    missing = [name for name in needed if not callable(getattr(cls, name, None))]
+    if missing:
+        raise MethodImportError(f"{path} has no {', '.join(missing)}; a method is a "
+                                f"scikit-learn transformer (fit, transform, get_params: subclass "
+                                f"sklearn.base.BaseEstimator and TransformerMixin)")
+
+
+def check_params(allowed, params, path: str) -> None:
+    """Fail on fixed or grid parameters the estimator does not take."""
+    unknown = sorted(set(params) - set(allowed))
+    if unknown:
+        hints = [f"{name!r} (did you mean {difflib.get_close_matches(name, allowed, n=1)[0]!r}?)"
+                 if difflib.get_close_matches(name, allowed, n=1) else repr(name) for name in unknown]
+        raise MethodImportError(f"{path} does not take {', '.join(hints)}; "
+                                f"it takes {sorted(allowed)}")
+
+
+def without_labels(cls: type):
+    """A factory of ``cls`` whose ``fit`` is given no labels (an entry's ``supervised: false``)."""
+    from sklearn.base import BaseEstimator, TransformerMixin, clone
+
+    class WithoutLabels(TransformerMixin, BaseEstimator):
+        def __init__(self, estimator=None):
+            self.estimator = estimator
+
+        def fit(self, X, y=None):
+            self.estimator_ = clone(self.estimator).fit(X)
+            return self
+
+        def transform(self, X):
+            return self.estimator_.transform(X)
+
+    return lambda **params: WithoutLabels(cls(**params))

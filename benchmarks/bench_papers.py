@@ -82,16 +82,11 @@ def job_kinds(jobs: Counter, target: str) -> dict[str, int]:
 
 
 def expected_results(config: dict, experiment: str) -> list[str]:
-    """The result files (relative paths) an experiment's jobs write, by protocol."""
-    from locproj.protocols.split_jobs import experiment_jobs, result_path
-    from locproj.protocols import holdout, protocol_of
+    """The result files (relative paths) an experiment's jobs write: its aggregation's inputs."""
+    from locproj.experiments import aggregation_inputs
 
-    spec = config["experiments"][experiment]
-    if protocol_of(spec) == "embedding":
-        return [f"results/{experiment}/panels/{panel}.h5" for panel in spec["panels"]]
-    if protocol_of(spec) == "holdout_curve":
-        return [holdout.result_path(experiment, *job) for job in holdout.jobs(config, experiment)]
-    return [result_path(experiment, *job) for job in experiment_jobs(config, experiment)]
+    inputs = aggregation_inputs(config, experiment)
+    return list(inputs.values()) if isinstance(inputs, dict) else list(inputs)
 
 
 def recorded_seconds(path: Path) -> float | None:

@@ -10,6 +10,11 @@ Required (each raises ``NotImplementedError`` here):
 
 ``name``
     The protocol's config name (a class attribute).
+``jobs(config, experiment)``
+    The experiment's units of work as wildcard tuples, in a stable order (a split protocol's
+    ``(dataset, partition, method, split)``, a panel's ``(panel,)``), one result file each.
+``result_path(experiment, *job)``
+    The result file of one of :meth:`jobs`.
 ``job_rules(config, experiment)``
     The Snakemake rules of the experiment's jobs (:class:`JobRule`): output patterns with their
     wildcards, the script that runs a job and its params.
@@ -40,7 +45,8 @@ Optional (defaults here):
     registry (:func:`locproj.registry.method_spec`) before any job runs (default: every entry of
     ``methods``).
 ``aggregation_inputs(config, experiment)``
-    The aggregation's input files: a list, or a dict (named inputs). Default: none.
+    The aggregation's input files: a list, or a dict (named inputs). Default: the result path of
+    every job, in the order of :meth:`jobs`.
 """
 
 from __future__ import annotations
@@ -108,7 +114,13 @@ class Protocol:
         return entries
 
     def aggregation_inputs(self, config: dict, experiment: str) -> list[str] | dict[str, str]:
-        return []
+        return [self.result_path(experiment, *job) for job in self.jobs(config, experiment)]
+
+    def jobs(self, config: dict, experiment: str):
+        raise NotImplementedError
+
+    def result_path(self, experiment: str, *job) -> str:
+        raise NotImplementedError
 
     def job_rules(self, config: dict, experiment: str) -> list[JobRule]:
         raise NotImplementedError

@@ -163,10 +163,10 @@ def job_config(config: dict, experiment: str, dataset: str, method: str, block) 
 def method_kind(spec) -> str:
     """``raw``, ``classifier`` (it fits its own SVM: gpk, lpk, or an entry's ``classifier``) or
     ``projection``, for a :class:`locproj.registry.MethodSpec` or a built-in method's name."""
-    from ..registry import _spec
+    from ..registry import method_spec
     from ..selection import RAW_METHOD
 
-    spec = _spec(spec) if isinstance(spec, str) else spec
+    spec = method_spec(spec, {}) if isinstance(spec, str) else spec
     if spec.name == RAW_METHOD:
         return "raw"
     return "classifier" if spec.classifier else "projection"
@@ -483,8 +483,11 @@ class HoldoutCurve(Protocol):
     def check(self, spec: dict) -> None:
         check_spec(spec)
 
-    def aggregation_inputs(self, config: dict, experiment: str) -> list[str]:
-        return [result_path(experiment, *job) for job in jobs(config, experiment)]
+    def jobs(self, config: dict, experiment: str):
+        return jobs(config, experiment)
+
+    def result_path(self, experiment: str, *job) -> str:
+        return result_path(experiment, *job)
 
     def job_rules(self, config: dict, experiment: str) -> list[JobRule]:
         spec = config["experiments"][experiment]

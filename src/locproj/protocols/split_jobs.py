@@ -53,8 +53,8 @@ class SplitProtocol(Protocol):
     def jobs(self, config: dict, experiment: str):
         return experiment_jobs(config, experiment)
 
-    def aggregation_inputs(self, config: dict, experiment: str) -> list[str]:
-        return [result_path(experiment, *job) for job in self.jobs(config, experiment)]
+    def result_path(self, experiment: str, *job) -> str:
+        return result_path(experiment, *job)
 
     def job_rules(self, config: dict, experiment: str) -> list[JobRule]:
         rules = []

@@ -106,15 +106,21 @@ class Embedding(Protocol):
     def method_entries(self, spec: dict) -> dict:
         return {}      # each panel's method is checked by check_spec
 
+    def jobs(self, config: dict, experiment: str):
+        return [(panel,) for panel in config["experiments"][experiment]["panels"]]
+
+    def result_path(self, experiment: str, panel: str) -> str:
+        return f"results/{experiment}/panels/{panel}.h5"
+
     def aggregation_inputs(self, config: dict, experiment: str) -> dict[str, str]:
-        return {panel: f"results/{experiment}/panels/{panel}.h5"
-                for panel in config["experiments"][experiment]["panels"]}
+        """Named by panel: the aggregation draws each figure from its panels' files."""
+        return {job[0]: self.result_path(experiment, *job) for job in self.jobs(config, experiment)}
 
     def job_rules(self, config: dict, experiment: str) -> list[JobRule]:
         spec = config["experiments"][experiment]
         return [JobRule(
             name=f"embed_{experiment}",
-            output=[f"results/{experiment}/panels/{{panel}}.h5"],
+            output=[self.result_path(experiment, "{panel}")],
             log=f"logs/embed/{experiment}/{{panel}}.log",
             input=dict(data=lambda wc: data_file(config, spec["panels"][wc.panel]["dataset"])),
             params=dict(panel=lambda wc: spec["panels"][wc.panel], seed=config["seed"]),

@@ -98,6 +98,16 @@ def test_scikit_learns_pca_by_import_path_gives_the_built_in_pcas_results(digits
     np.testing.assert_allclose(ours["cv_error"], theirs["cv_error"], atol=1e-12)
 
 
+def test_pca_first_before_pca_changes_no_choice(digits, tmp_path):
+    """PCA after a PCA to 30 dimensions is the same projection up to p = 30 (the first 30 principal
+    axes), so the inner CV and the test see the same errors: pca_first works in cv_table."""
+    config = config_with({"pca": {}, "pca30": {"method": "pca", "pca_first": 30}})
+    plain, first = run(config, "pca", digits, tmp_path), run(config, "pca30", digits, tmp_path)
+    assert plain["p"] == first["p"] and plain["test_error"] == first["test_error"]
+    np.testing.assert_allclose(plain["cv_error"], first["cv_error"], atol=1e-12)
+    assert json.loads(h5py.File(tmp_path / "pca30.h5")["/"].attrs["config_json"])["method_spec"]["pca_first"] == 30
+
+
 def test_an_unordered_method_is_cross_validated_at_its_own_dimensions_only(digits, tmp_path):
     config = config_with({"nca": {"estimator": "sklearn.neighbors:NeighborhoodComponentsAnalysis",
                                   "fixed": {"random_state": 0, "max_iter": 5}, "grid": {"n_components": [2, 4]}}})
@@ -132,15 +142,17 @@ def test_the_train_test_and_holdout_protocols_take_an_entry_by_import_path(digit
     from locproj.protocols import protocol_named
 
     entry = {"estimator": "sklearn.decomposition:PCA", "ordered": True}
-    curve = config_with({"sk_pca": entry, "pca": {}}, {"protocol": "train_test_curve", "x": "n_components",
-                                                      "values": [2, 5], "classifiers": {"1nn": {"classifier": "1nn"}}})
+    curve = config_with({"sk_pca": entry, "pca": {}, "pca30": {"method": "pca", "pca_first": 30}},
+                        {"protocol": "train_test_curve", "x": "n_components", "values": [2, 5],
+                         "classifiers": {"1nn": {"classifier": "1nn"}}})
     check_experiments(curve)
     errors = {}
-    for method in ("sk_pca", "pca"):
+    for method in ("sk_pca", "pca", "pca30"):
         run_configured_job(job_config(curve, "e", "digits", method), "m6", [0], digits / "digits.h5",
                            digits / "splits.h5", [tmp_path / f"curve_{method}.h5"])
         errors[method] = h5py.File(tmp_path / f"curve_{method}.h5")["errors"][()]
     np.testing.assert_allclose(errors["sk_pca"], errors["pca"], atol=1e-12)
+    np.testing.assert_allclose(errors["pca30"], errors["pca"], atol=1e-12)      # pca_first in train_test_curve
 
     holdout = config_with({"sk_pca": entry}, {"protocol": "holdout_curve", "values": [2], "C_values": [1.0]})
     holdout["experiments"]["e"]["datasets"] = {"digits": ["holdout"]}

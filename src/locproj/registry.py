@@ -223,14 +223,19 @@ def method_spec(entry_name: str, entry: dict | None, search=(), source: dict | N
                       bound, ordered=entry.get("ordered", False), classifier=classifier, source=found)
 
 
-def estimator_factory(spec: MethodSpec | str, fixed: dict):
+def estimator_factory(spec: MethodSpec | str, fixed: dict, pca_first: int | None = None):
     """``new_estimator(params)``: the method ``spec`` (or a built-in's name) with ``fixed`` and then
     ``params`` (the one factory every protocol hands its jobs: a grid point's or a swept
-    dimension's parameters)."""
+    dimension's parameters); with ``pca_first``, after a PCA to that many dimensions fitted on the
+    same training data (a method entry's ``pca_first``: what makes a costly method finish)."""
+    from sklearn.pipeline import Pipeline
+
     spec = _spec(spec) if isinstance(spec, str) else spec
 
     def new_estimator(params):
-        return spec.make(**{**fixed, **params})
+        estimator = spec.make(**{**fixed, **params})
+        return estimator if not pca_first else Pipeline([("pca", _pca(n_components=pca_first)),
+                                                          ("method", estimator)])
     return new_estimator
 
 

@@ -108,7 +108,7 @@ class SplitProtocol(Protocol):
         from ..data.splits import derived_seed
         from ..selection import RAW_METHOD, run_split, write_result
 
-        method = job["method"]
+        method, pca_first = job["method"], job["method_spec"].get("pca_first")
         samples = job.get("split_source", job["dataset"])
         size = partition_size(partition)
         # a count per class seeds by the int (as Table 2 always has), a fraction by its key
@@ -122,10 +122,11 @@ class SplitProtocol(Protocol):
             from ..registry import estimator_factory
 
             spec = job_method(job)
-            new_estimator = estimator_factory(spec, job["method_spec"].get("fixed", {}))
+            new_estimator = estimator_factory(spec, job["method_spec"].get("fixed", {}), pca_first)
 
         def p_limit(X, y):
-            return spec.max_components(n_samples=len(X), n_classes=len(np.unique(y)), n_features=X.shape[1])
+            n_features = min(X.shape[1], pca_first or X.shape[1])
+            return spec.max_components(n_samples=len(X), n_classes=len(np.unique(y)), n_features=n_features)
 
         result = run_split(
             data.X[train], data.y[train], data.X[test], data.y[test],

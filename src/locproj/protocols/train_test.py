@@ -374,14 +374,14 @@ class TrainTestCurve(SplitProtocol):
 
         samples = job.get("split_source", job["dataset"])
         seed = derived_seed(job["seed"], "train_test", samples, partition, split)
-        spec = job_method(job)
+        spec, pca_first = job_method(job), job["method_spec"].get("pca_first")
         limit = spec.max_components(n_samples=len(train), n_classes=len(np.unique(data.y[train])),
-                                    n_features=data.X.shape[1])
+                                    n_features=min(data.X.shape[1], pca_first or data.X.shape[1]))
         # a method whose columns are not ordered is fitted at every dimension
         options = {"raw": spec.name == RAW_METHOD, "seeded": "random_state" in spec.params,
                    "max_components": limit, "nested": job.get("nested", True) and spec.ordered}
         result = run_repetition(
-            {**job, **options}, estimator_factory(spec, job["method_spec"].get("fixed", {})),
+            {**job, **options}, estimator_factory(spec, job["method_spec"].get("fixed", {}), pca_first),
             data.X[train], data.y[train], data.X[test], data.y[test], seed, n_jobs=n_jobs,
         )
         meta = {"experiment": job["experiment"], "dataset": job["dataset"], "m": partition_size(partition),

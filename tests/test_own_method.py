@@ -167,6 +167,30 @@ def test_the_train_test_and_holdout_protocols_take_an_entry_by_import_path(digit
     assert 0.5 < np.nanmean(h5py.File(tmp_path / "h.h5")["test_accuracy"][()]) <= 1
 
 
+def test_an_embedding_panel_takes_a_method_by_import_path(digits, tmp_path):
+    from locproj.protocols import protocol_named
+    from locproj.protocols.embedding import read_panel, run_panel
+
+    panel = {"kind": "embedding", "dataset": "digits", "method": "sklearn.manifold:Isomap",
+             "params": {"n_neighbors": 8}, "dims": 2, "classes": ["0", "1", "2"]}
+    config = {"seed": 5, "datasets": {"digits": {"format": "sklearn_digits"}}, "method_paths": ["."],
+              "experiments": {"e": {"protocol": "embedding", "panels": {"iso": panel},
+                                    "figures": {"f": {"panels": ["iso"]}}}}}
+    check_experiments(config)
+    (rule,) = protocol_named("embedding").job_rules(config, "e")
+    params = rule.params["panel"](type("Wildcards", (), {"panel": "iso"})())
+    assert params["estimator_source"]["package"] == "scikit-learn"
+    run_panel(params, digits / "digits.h5", tmp_path / "iso.h5", seed=5)
+    result = read_panel(tmp_path / "iso.h5")
+    assert result["train_embedding"].shape[1] == 2 and np.isfinite(result["train_embedding"]).all()
+
+    typo = {**panel, "method": "sklearn.manifold:IsoMap"}
+    config["experiments"]["e"]["panels"]["iso"] = typo
+    with pytest.raises(ValueError, match="method 'iso': module 'sklearn.manifold' has no class 'IsoMap'; "
+                                         "did you mean 'Isomap'"):
+        check_experiments(config)
+
+
 # --- the guide ---------------------------------------------------------------------------------
 
 

@@ -26,10 +26,10 @@ import dataclasses
 from pathlib import Path
 
 from ...config import NAME_PATTERN, data_file
-from ..base import JobRule, Output, Protocol, figures_and_metadata
+from ..base import JobRule, Output, Protocol, estimator_source, figures_and_metadata
 from .checks import novel_placement_fraction, turn_neighbour_fraction
 from .drawing import binned_medians, plot_figure
-from .options import COLOURS, PANEL_KINDS, check_spec
+from .options import COLOURS, PANEL_KINDS, by_import_path, check_spec, fit_params, method_entry
 from .panels import border_samples, input_space_basis, read_panel, run_panel
 from .samples import novel_split, per_class_split, select_samples
 from .tables import checks_table, compare_checks, write_check_comparison, write_checks
@@ -92,6 +92,14 @@ def aggregate_embedding(spec: dict, panel_paths: dict, out_dir, notes: dict | No
         write_check_comparison(compare_checks(table, spec, experiment=out_dir.name), out_dir)
 
 
+def with_source(config: dict, panel: dict) -> dict:
+    """A panel's job parameters: the panel, and for a method by import path where its code comes
+    from (recorded in the panel's provenance; an edit of a local file reruns the panel)."""
+    if not by_import_path(panel):
+        return panel
+    return {**panel, **estimator_source(config, panel["method"], method_entry(panel))}
+
+
 class Embedding(Protocol):
     """One job per panel (``embed_panel.py``: :func:`run_panel`), then one aggregation."""
 
@@ -104,7 +112,9 @@ class Embedding(Protocol):
         return list(dict.fromkeys(panel["dataset"] for panel in spec["panels"].values()))
 
     def method_entries(self, spec: dict) -> dict:
-        return {}      # each panel's method is checked by check_spec
+        """The panels' methods by import path (check_spec checks the built-in ones)."""
+        return {name: (method_entry(panel), fit_params(panel)) for name, panel in spec["panels"].items()
+                if panel["kind"] != "samples" and by_import_path(panel)}
 
     def jobs(self, config: dict, experiment: str):
         return [(panel,) for panel in config["experiments"][experiment]["panels"]]
@@ -123,7 +133,7 @@ class Embedding(Protocol):
             output=[self.result_path(experiment, "{panel}")],
             log=f"logs/embed/{experiment}/{{panel}}.log",
             input=dict(data=lambda wc: data_file(config, spec["panels"][wc.panel]["dataset"])),
-            params=dict(panel=lambda wc: spec["panels"][wc.panel], seed=config["seed"]),
+            params=dict(panel=lambda wc: with_source(config, spec["panels"][wc.panel]), seed=config["seed"]),
             script="embed_panel.py",
             runtime=10,
             mem_mb=2000,

@@ -152,7 +152,8 @@ def check_spec(spec: dict) -> None:
     panels = spec.get("panels") or {}
     for name, panel in panels.items():
         check_panel(name, panel)
-        if panel["kind"] != "samples":
+        # a method by import path is checked by the engine, which knows where to look for it
+        if panel["kind"] != "samples" and not by_import_path(panel):
             try:
                 make_estimator(panel["method"], **fit_params(panel))
             except (ValueError, NotImplementedError) as error:
@@ -318,6 +319,16 @@ def _check_novel_marker(style, fail) -> None:
     edge = style.get("edgecolor", "none")
     if not (isinstance(edge, str) and (edge == "none" or is_colour(edge))):
         bad(f"edgecolor {edge!r} is not a matplotlib colour or none")
+
+
+def by_import_path(panel: dict) -> bool:
+    """Whether the panel's ``method`` is an estimator's import path (``module:Class``)."""
+    return ":" in panel.get("method", "")
+
+
+def method_entry(panel: dict) -> dict:
+    """The panel's method as an experiment's method entry (:func:`locproj.registry.method_spec`)."""
+    return {"estimator": panel["method"], "ordered": True} if by_import_path(panel) else {"method": panel["method"]}
 
 
 def fit_params(panel: dict) -> dict:

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..._io import reading_h5, writing_h5
 from .checks import nearest_mean_errors, order_checks, settled_iteration, tau_stop
-from .options import DEFAULT_SERIES, IMAGE_KINDS, basis_sources, check_panel, fit_params
+from .options import DEFAULT_SERIES, IMAGE_KINDS, basis_sources, check_panel, fit_params, method_entry
 from .samples import coordinates, holdout_panel_split, novel_split, per_class_split, sample_positions, select_samples
 from .samples import visible as _visible
 
@@ -107,9 +107,10 @@ def _panel_estimator(panel: dict, seed):
     from sklearn.preprocessing import StandardScaler
 
     from ...data import derived_seed
-    from ...registry import make_estimator
+    from ...registry import method_spec
 
-    estimator = make_estimator(panel["method"], **fit_params(panel))
+    spec = method_spec(panel["method"], method_entry(panel), source=panel.get("estimator_source"))
+    estimator = spec.make(**fit_params(panel))
     unset = "random_state" in estimator.get_params() and "random_state" not in (panel.get("params") or {})
     if seed is not None and unset:
         estimator.set_params(random_state=derived_seed(seed, "embedding", panel["dataset"]) % 2**32)

@@ -23,7 +23,8 @@ Required (each raises ``NotImplementedError`` here):
     into its provenance. It names the protocol (``protocol``) unless the protocol is ``cv_table``.
 ``run_job(job, partition, splits, data, parts, outputs, n_jobs)``
     Compute one job (the ``run_job.py`` script): ``data`` the dataset, ``parts`` its split file,
-    ``outputs`` the files to write, one per split of ``splits``.
+    ``outputs`` the files to write, one per split of ``splits``. A protocol whose job rules run
+    another script (the embedding's panels: ``embed_panel.py``) has no need of it.
 ``aggregate(spec, inputs, out_dir, seed, notes)``
     Every output of the experiment from its result files (``inputs``: the Snakemake input of the
     aggregation rule, :meth:`aggregation_inputs` in order), written atomically with

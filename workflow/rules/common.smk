@@ -32,7 +32,11 @@ replace_experiments(config)
 # default beside each config file given, then in the working directory
 config.setdefault(
     "method_paths",
-    list(dict.fromkeys([os.path.relpath(Path(f).parent) for f in workflow.configfiles] + ["."])),
+    list(
+        dict.fromkeys(
+            [os.path.relpath(Path(f).parent) for f in workflow.configfiles] + ["."]
+        )
+    ),
 )
 check_dataset_options(config)
 validate(config, schema="../schemas/config.schema.yaml")

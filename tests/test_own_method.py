@@ -127,6 +127,12 @@ def test_cross_validate_of_an_unordered_method_leaves_a_point_beyond_p_max_out(d
                         [{"n_components": 3}, {"n_components": 8}], X, y, n_folds=3, p_max=5, ordered=False)
     assert np.isfinite(cv.error[0, 2]) and np.isnan(np.delete(cv.error[0], 2)).all()
     assert np.isnan(cv.error[1]).all()                                # 8 columns > p_max = 5: no CV error
+    # beyond the data's 12 features NCA would raise: the point is not fitted, the others are chosen from
+    beyond = cross_validate(estimator_factory(spec, {"max_iter": 3, "random_state": 0}),
+                            [{"n_components": 3}, {"n_components": 30}], X, y, n_folds=3, p_max=300,
+                            p_limit=12, ordered=False)
+    np.testing.assert_array_equal(beyond.error[0], cv.error[0, :5].tolist() + [np.nan] * 295)
+    assert np.isnan(beyond.error[1]).all()
 
 
 def test_an_estimator_that_raises_fails_its_job_naming_method_dataset_and_split(digits, tmp_path):

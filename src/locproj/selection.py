@@ -282,7 +282,8 @@ def cross_validate(
     ordered : bool
         Whether the first p columns of a fit are its p-dimensional projection (every p read from one
         fit). Otherwise a grid point's only p is its number of columns (its ``n_components``), and a
-        grid point with more than ``p_max`` or ``p_limit`` columns has no CV error.
+        grid point with more than ``p_max`` or ``p_limit`` columns has no CV error (one whose
+        ``n_components`` asks for more is not even fitted).
 
     Returns
     -------
@@ -306,6 +307,8 @@ def cross_validate(
                 for n, r, u in changes
             ]
             key = json.dumps(_plain(params), sort_keys=True)
+            if not ordered and _beyond(params, min(p_max, _limit(p_limit, X_fit, y_fit))):
+                cache[key] = np.full(0, np.nan)   # asks for more columns than it can give or CV reads
             if key not in cache:
                 Z_fit, Z_held, _ = fit_transform_all_p(new_estimator, params, X_fit, y_fit, X_held, p_max, p_limit,
                                                        ordered)
@@ -319,6 +322,14 @@ def cross_validate(
             errors = cache[key]
             fold_error[fold, index, : errors.size] = errors
     return CVResult(error=fold_error.mean(axis=0), fold_error=fold_error, capped=capped)
+
+
+def _beyond(params, limit) -> bool:
+    """Whether a grid point of a method whose columns are not ordered asks for more columns
+    (``n_components``) than ``limit``: such a point has no CV error and is not fitted (NCA's
+    ``n_components = 30`` on Letter's 16 features)."""
+    n = params.get("n_components")
+    return isinstance(n, numbers.Integral) and not isinstance(n, bool) and n > limit
 
 
 def _error_at_own_p(Z_fit, y_fit, Z_held, y_held, p_max, options) -> np.ndarray:

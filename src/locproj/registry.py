@@ -32,6 +32,7 @@ from sklearn.decomposition import PCA
 from sklearn.manifold import LocallyLinearEmbedding
 from sklearn.preprocessing import FunctionTransformer
 
+from .config import registry_method
 from .methods import (
     Fisherfaces,
     KernelLPP,
@@ -203,7 +204,7 @@ def method_spec(entry_name: str, entry: dict | None, search=(), source: dict | N
 
     entry = entry or {}
     if "estimator" not in entry:
-        return _spec(entry.get("method", entry_name))
+        return _spec(registry_method(entry_name, entry))
     if entry_name in METHODS:
         raise MethodImportError(f"{entry_name!r} is the name of a built-in method; give the entry of "
                                 f"{entry['estimator']} another name")

@@ -11,6 +11,7 @@ from locproj.methods import (
     LocalityPreservingProjection,
     SupervisedLLE,
 )
+from locproj.methods.linear import LeadingPCA
 
 # Supervised kNN graphs need n_neighbors < the size of every class.  A few checks fit on data
 # sets with classes of only 3-5 samples, so the default n_neighbors=5 cannot apply there and the
@@ -40,6 +41,7 @@ ESTIMATORS = [
     KernelLPP(n_neighbors=2),
     KernelLPP(n_neighbors=2, kernel="poly", center_kernel=False, column_scaling="constraint"),
     Fisherfaces(solver="eigen"),
+    LeadingPCA(n_components=3),     # pca_first: at most 3 dimensions, fewer where the data have fewer
     # LLE / SLLE (paper 004): defaults, SLLE, intrinsic dimension by v, subset selection.  The
     # subset variant takes v = 0.5 for sigma_i^2: with k > d (the checks' 2-4 features) and v = 0.9
     # most m_i equal d, sigma_i^2 is then rounding (often exactly 0), and samples with

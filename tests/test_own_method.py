@@ -108,6 +108,28 @@ def test_pca_first_before_pca_changes_no_choice(digits, tmp_path):
     assert json.loads(h5py.File(tmp_path / "pca30.h5")["/"].attrs["config_json"])["method_spec"]["pca_first"] == 30
 
 
+def test_pca_first_beyond_the_data_keeps_what_the_training_data_have(digits, tmp_path):
+    """pca_first: 1000 on digits (64 features, 40 samples in a fold's fit part) keeps min(n, d) axes in
+    each fold and refit, a rotation of the centred data: PCA after it makes the same choices."""
+    config = config_with({"pca": {}, "pca_all": {"method": "pca", "pca_first": 1000}})
+    plain, first = run(config, "pca", digits, tmp_path), run(config, "pca_all", digits, tmp_path)
+    assert plain["p"] == first["p"] and plain["test_error"] == pytest.approx(first["test_error"], abs=1e-12)
+    np.testing.assert_allclose(plain["cv_error"], first["cv_error"], atol=1e-9)
+
+
+def test_a_fixed_dimension_above_the_data_is_lowered_inside_the_wrappers(digits, tmp_path):
+    """A label-free entry after a pca_first PCA, with a fixed n_components of 1000 (a fold's fit part
+    has 40 samples): the method inside both wrappers is fitted with what the data give, as a bare
+    built-in is (Isomap's 100 on Waveform's 120 would otherwise keep negative eigenvalues), and
+    makes the built-in PCA's choices."""
+    entry = {"estimator": "sklearn.decomposition:PCA", "ordered": True, "supervised": False, "pca_first": 1000,
+             "fixed": {"n_components": 1000, "svd_solver": "full"}}
+    config = config_with({"pca": {}, "sk_pca": entry})
+    ours, theirs = run(config, "pca", digits, tmp_path), run(config, "sk_pca", digits, tmp_path)
+    assert ours["p"] == theirs["p"] and ours["test_error"] == pytest.approx(theirs["test_error"], abs=1e-12)
+    np.testing.assert_allclose(ours["cv_error"], theirs["cv_error"], atol=1e-9)
+
+
 def test_an_unordered_method_is_cross_validated_at_its_own_dimensions_only(digits, tmp_path):
     config = config_with({"nca": {"estimator": "sklearn.neighbors:NeighborhoodComponentsAnalysis",
                                   "fixed": {"random_state": 0, "max_iter": 5}, "grid": {"n_components": [2, 4]}}})

@@ -43,6 +43,7 @@ from .methods import (
     LocalityPreservingProjection,
     SupervisedLLE,
 )
+from .methods.linear import LeadingPCA
 
 __all__ = ["MethodSpec", "METHODS", "PLANNED", "estimator_factory", "make_estimator", "max_components", "method_spec"]
 
@@ -227,15 +228,16 @@ def method_spec(entry_name: str, entry: dict | None, search=(), source: dict | N
 def estimator_factory(spec: MethodSpec | str, fixed: dict, pca_first: int | None = None):
     """``new_estimator(params)``: the method ``spec`` (or a built-in's name) with ``fixed`` and then
     ``params`` (the one factory every protocol hands its jobs: a grid point's or a swept
-    dimension's parameters); with ``pca_first``, after a PCA to that many dimensions fitted on the
-    same training data (a method entry's ``pca_first``: what makes a costly method finish)."""
+    dimension's parameters); with ``pca_first``, after a PCA to that many dimensions (fewer where the
+    training data have fewer; :class:`~locproj.methods.linear.LeadingPCA`) fitted on the same
+    training data (a method entry's ``pca_first``: what makes a costly method finish)."""
     from sklearn.pipeline import Pipeline
 
     spec = _spec(spec) if isinstance(spec, str) else spec
 
     def new_estimator(params):
         estimator = spec.make(**{**fixed, **params})
-        return estimator if not pca_first else Pipeline([("pca", _pca(n_components=pca_first)),
+        return estimator if not pca_first else Pipeline([("pca", LeadingPCA(n_components=pca_first)),
                                                           ("method", estimator)])
     return new_estimator
 

@@ -178,13 +178,21 @@ def _limit(p_limit, X, y):
     return np.inf if limit is None else limit
 
 
+# the method's n_components, bare or inside the registry's wrappers: a ``pca_first`` Pipeline's
+# "method" step, an unsupervised own method's labels-free "estimator" (registry.estimator_factory)
+_DIMENSION_KEYS = ("n_components", "method__n_components", "estimator__n_components",
+                   "method__estimator__n_components")
+
+
 def _at_most(estimator, n_columns):
     """``estimator`` with a fixed integer ``n_components`` above ``n_columns`` lowered to it
     (an SLLE of ``n_components`` = 100 on 60 training samples embeds them in 59 dimensions);
     ``None`` (all) and smaller values are left as they are."""
-    n = estimator.get_params().get("n_components") if hasattr(estimator, "get_params") else None
+    params = estimator.get_params() if hasattr(estimator, "get_params") else {}
+    key = next((key for key in _DIMENSION_KEYS if key in params), None)
+    n = params.get(key)
     if isinstance(n, numbers.Integral) and not isinstance(n, bool) and n > n_columns:
-        estimator.set_params(n_components=int(n_columns))
+        estimator.set_params(**{key: int(n_columns)})
     return estimator
 
 

@@ -24,7 +24,7 @@ from locproj.selection import SplitResult, write_result
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
 TINY = ROOT / "tests" / "configs" / "tiny_matrix.yaml"
-MATRIX_METHODS = ["raw", "pca", "lda", "lpp", "llp", "klpp", "lea", "lfda", "slle"]
+MATRIX_METHODS = ["raw", "pca", "lda", "lpp", "llp", "klpp", "lea", "lfda", "slle", "nca", "kpca", "isomap"]
 MATRIX_DATASETS = ["yale", "orl", "umist", "yaleb", "pie", "olivetti_32", "usps", "waveform", "segmentation",
                    "letter", "thyroid", "iris"]
 

@@ -20,7 +20,7 @@ TINY = ROOT / "tests" / "configs" / "tiny.yaml"
 @pytest.fixture()
 def workdir(tmp_path):
     """A copy of the workflow (not of data or results) to run in isolation."""
-    for name in ("Snakefile", "workflow", "config"):
+    for name in ("Snakefile", "workflow", "config", "profiles"):
         source = ROOT / name
         (shutil.copytree if source.is_dir() else shutil.copy)(source, tmp_path / name)
     return tmp_path
@@ -69,7 +69,7 @@ def test_a_job_killed_mid_run_leaves_no_result_and_the_rerun_completes(workdir):
         with h5py.File(path, "r"):
             pass
     assert snakemake(workdir, "tiny", "--unlock").returncode == 0   # a killed snakemake leaves its lock
-    rerun = snakemake(workdir, "tiny", "--rerun-incomplete")
+    rerun = snakemake(workdir, "tiny")                 # the README's plain command (profiles/default)
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     assert (workdir / "results" / "tiny" / "table.md").exists()
 
@@ -187,10 +187,34 @@ def test_one_core_and_two_cores_give_the_same_tables(workdir, tmp_path):
         assert (other / "results" / "tiny" / name).read_bytes() == (workdir / "results" / "tiny" / name).read_bytes()
 
 
+def test_blocks_sized_by_cost_give_the_same_tables_and_touch_adopts_a_folder_made_before(workdir, tmp_path):
+    """splits_per_job: auto (one job per method here: digits is cheap) against tiny's blocks of 2:
+    the same tables; in the folder made with blocks of 2, --touch once, and nothing is left to do."""
+    overlay = tmp_path / "auto.yaml"
+    overlay.write_text("experiments:\n  tiny:\n    splits_per_job: auto\n")
+    other = tmp_path / "other"
+    shutil.copytree(workdir, other, ignore=shutil.ignore_patterns("other", "auto.yaml"))
+
+    def run(where, *args):
+        return subprocess.run([sys.executable, "-m", "snakemake", "tiny", "--cores", "2", *args,
+                               "--configfile", str(TINY), str(overlay)], cwd=where, capture_output=True, text=True)
+
+    by_cost = run(other)
+    assert by_cost.returncode == 0, by_cost.stderr[-3000:]
+    assert sorted(p.name for p in (other / "logs" / "fit").rglob("*.log")) == ["splits00-02.log"] * 3
+    assert snakemake(workdir, "tiny").returncode == 0
+    for name in ("table.csv", "table.md", "comparison.csv"):
+        assert (other / "results" / "tiny" / name).read_bytes() == (workdir / "results" / "tiny" / name).read_bytes()
+    assert "Params have changed" in run(workdir, "--dry-run").stdout       # the split lists differ
+    assert run(workdir, "--touch").returncode == 0
+    assert "Nothing to be done" in run(workdir, "--dry-run").stdout
+
+
 @pytest.mark.parametrize("when", ["aggregate", "fit"])
 def test_killing_snakemake_and_its_job_costs_only_that_job(workdir, tmp_path, when):
     """kill -9 of the whole process group (Snakemake and the running job) while a fit job or the
-    aggregation runs; --rerun-incomplete then completes with the tables of an uninterrupted run."""
+    aggregation runs; --unlock and the plain command (profiles/default reruns incomplete jobs) then
+    complete with the tables of an uninterrupted run."""
     reference = tmp_path / "reference"
     shutil.copytree(workdir, reference, ignore=shutil.ignore_patterns("reference"))
     assert snakemake(reference, "tiny").returncode == 0
@@ -206,7 +230,7 @@ def test_killing_snakemake_and_its_job_costs_only_that_job(workdir, tmp_path, wh
     process.wait()
     assert not (workdir / "results" / "tiny" / "table.csv").exists() or when == "aggregate"
     assert snakemake(workdir, "tiny", "--unlock").returncode == 0
-    rerun = snakemake(workdir, "tiny", "--rerun-incomplete")
+    rerun = snakemake(workdir, "tiny")
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     for name in ("table.csv", "table.md", "table.tex", "comparison.csv"):
         ours, theirs = workdir / "results" / "tiny" / name, reference / "results" / "tiny" / name

@@ -33,11 +33,15 @@ def n_splits(config: dict, experiment: str) -> int:
     return config["experiments"][experiment].get("n_splits", config.get("n_splits", 20))
 
 
+def consecutive_blocks(n: int, size: int) -> list[list[int]]:
+    """0 … n − 1 in consecutive blocks of ``size`` (the last may be shorter)."""
+    return [list(range(start, min(start + size, n))) for start in range(0, n, size)]
+
+
 def split_blocks(config: dict, experiment: str) -> list[list[int]]:
-    """The splits of an experiment in blocks of ``splits_per_job`` consecutive ones (one job each)."""
-    size = config["experiments"][experiment].get("splits_per_job", 1)
-    splits = list(range(n_splits(config, experiment)))
-    return [splits[start:start + size] for start in range(0, len(splits), size)]
+    """The splits of an experiment in blocks of an integer ``splits_per_job`` (one job each; ``auto``
+    sizes the blocks of each cell by cost: :mod:`locproj.job_costs`)."""
+    return consecutive_blocks(n_splits(config, experiment), config["experiments"][experiment].get("splits_per_job", 1))
 
 
 def split_source(config: dict, name: str) -> str:

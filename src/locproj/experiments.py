@@ -25,6 +25,8 @@ def check_experiments(config: dict) -> None:
             raise ValueError(f"experiment {name!r}: unknown datasets or views {unknown}")
         try:
             protocol.check(spec)
+            if spec.get("splits_per_job") == "auto":
+                _check_cost_sizes(config, protocol, spec)
         except ValueError as error:
             raise ValueError(f"experiment {name!r}: {error}") from error
         for method, (entry, params) in protocol.method_entries(spec).items():
@@ -32,6 +34,17 @@ def check_experiments(config: dict) -> None:
                 method_spec(method, entry, method_folders(config)).make(**params)
             except (ValueError, NotImplementedError) as error:
                 raise ValueError(f"experiment {name!r}, method {method!r}: {error}") from error
+
+
+def _check_cost_sizes(config: dict, protocol, spec: dict) -> None:
+    """``splits_per_job: auto`` needs a protocol that sizes its blocks and every dataset's size."""
+    from .job_costs import dataset_size
+
+    if not protocol.auto_blocks:
+        raise ValueError(f"splits_per_job: auto sizes the blocks of cross-validated jobs; give the "
+                         f"{protocol.name} protocol an integer")
+    for dataset in protocol.datasets(spec):
+        dataset_size(config, dataset)
 
 
 def job_rules(config: dict, experiment: str, script: str | None = None):

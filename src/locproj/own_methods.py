@@ -14,6 +14,7 @@ result's provenance, and editing a local file reruns exactly the jobs that use i
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import importlib
 import importlib.util
@@ -52,7 +53,10 @@ def _load_file(module: str, path: Path):
     return loaded
 
 
+@functools.lru_cache(maxsize=None)
 def _distribution_version(module: str) -> dict:
+    """The installed distribution and version of ``module``'s top-level package. Cached: the scan of
+    every installed package's files takes about 0.2 s, and the DAG asks once per job."""
     from importlib.metadata import PackageNotFoundError, packages_distributions, version
 
     top = module.split(".")[0]

@@ -100,6 +100,7 @@ class Protocol:
     """Base class of the protocols; the module docstring is the contract."""
 
     name = ""
+    auto_blocks = False   # accepts ``splits_per_job: auto`` (blocks sized by locproj.job_costs)
 
     def check(self, spec: dict) -> None:
         return None

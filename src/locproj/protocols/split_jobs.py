@@ -19,6 +19,8 @@ need (:meth:`SplitProtocol.job_keys`), what one split computes when it differs
 
 from __future__ import annotations
 
+import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -56,27 +58,59 @@ class SplitProtocol(Protocol):
     def result_path(self, experiment: str, *job) -> str:
         return result_path(experiment, *job)
 
+    # ``splits_per_job: auto`` sizes blocks by the cost of a cross-validated split (locproj.job_costs)
+    auto_blocks = True
+
     def job_rules(self, config: dict, experiment: str) -> list[JobRule]:
+        """One rule per block of splits, for every (dataset, partition, method); with
+        ``splits_per_job: auto``, one rule per block of each such cell, its blocks sized by cost."""
+        if config["experiments"][experiment].get("splits_per_job") == "auto":
+            return self._cost_sized_rules(config, experiment)
+        return [self._block_rule(config, experiment, splits) for splits in split_blocks(config, experiment)]
+
+    def _block_rule(self, config: dict, experiment: str, splits: list[int], cell: tuple | None = None,
+                    job_seconds: float | None = None) -> JobRule:
+        """The rule of a block of splits: of every cell, or only of ``cell`` (dataset, partition,
+        method) with its estimated seconds as the job's priority and runtime."""
+        block = f"splits{splits[0]:02d}-{splits[-1]:02d}"
+        constraints = dict(method=NAME_PATTERN)
+        name = f"fit_{experiment}_{block}"
+        runtime = lambda wc, splits=splits: 5 + 2 * len(splits)   # noqa: E731
+        if cell is not None:
+            constraints = dict(zip(("dataset", "partition", "method"), map(re.escape, cell)))
+            name = f"fit_{experiment}_{'_'.join(cell).replace('.', '_')}_{block}"
+            runtime = 5 + 2 * len(splits) + math.ceil(3 * job_seconds / 60)
+        return JobRule(
+            name=name,
+            output=[result_path(experiment, "{dataset}", "{partition}", "{method}", s) for s in splits],
+            log=f"logs/fit/{experiment}/{{dataset}}/{{partition}}/{{method}}/{block}.log",
+            input=dict(
+                data=lambda wc: data_file(config, wc.dataset),
+                splits=lambda wc: split_path(config, wc.dataset, wc.partition, n_splits(config, experiment)),
+            ),
+            params=dict(
+                job=lambda wc: self.job_config(config, experiment, wc.dataset, wc.method),
+                splits=splits,
+            ),
+            script="run_job.py",
+            # the largest split (pie, m=30, LPP: 180 fits) takes about 1.5 min on one core
+            runtime=runtime,
+            wildcard_constraints=constraints,
+            priority=0 if job_seconds is None else int(round(job_seconds)),
+        )
+
+    def _cost_sized_rules(self, config: dict, experiment: str) -> list[JobRule]:
+        from ..job_costs import STARTUP_SECONDS, cell_blocks, split_seconds
+
+        spec, count = config["experiments"][experiment], n_splits(config, experiment)
         rules = []
-        for splits in split_blocks(config, experiment):
-            block = f"splits{splits[0]:02d}-{splits[-1]:02d}"
-            rules.append(JobRule(
-                name=f"fit_{experiment}_{block}",
-                output=[result_path(experiment, "{dataset}", "{partition}", "{method}", s) for s in splits],
-                log=f"logs/fit/{experiment}/{{dataset}}/{{partition}}/{{method}}/{block}.log",
-                input=dict(
-                    data=lambda wc: data_file(config, wc.dataset),
-                    splits=lambda wc: split_path(config, wc.dataset, wc.partition, n_splits(config, experiment)),
-                ),
-                params=dict(
-                    job=lambda wc: self.job_config(config, experiment, wc.dataset, wc.method),
-                    splits=splits,
-                ),
-                script="run_job.py",
-                # the largest split (pie, m=30, LPP: 180 fits) takes about 1.5 min on one core
-                runtime=lambda wc, splits=splits: 5 + 2 * len(splits),
-                wildcard_constraints=dict(method=NAME_PATTERN),
-            ))
+        for dataset, sizes in spec["datasets"].items():
+            for partition in map(partition_key, sizes):
+                for method in spec["methods"]:
+                    seconds = split_seconds(config, experiment, dataset, partition, method)
+                    for splits in cell_blocks(seconds, count):
+                        rules.append(self._block_rule(config, experiment, splits, (dataset, partition, method),
+                                                      STARTUP_SECONDS + seconds * len(splits)))
         return rules
 
     def job_keys(self, spec: dict, method: str) -> dict:

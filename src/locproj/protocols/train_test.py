@@ -352,6 +352,8 @@ class TrainTestCurve(SplitProtocol):
     figures_caption = "../report/figures_train_test.rst"
     curves_caption = "../report/curves_train_test.rst"
 
+    auto_blocks = False   # its jobs fit once per sweep value, not a cross-validation: no cost model yet
+
     def check(self, spec: dict) -> None:
         check_spec(spec)
 

@@ -1,0 +1,197 @@
+"""Scaling simulator (issue 23, item 4): a recorded run's jobs replayed on N cores.
+
+Reads a Snakemake log (``.snakemake/log/*.snakemake.log``): every job's rule, inputs, outputs,
+threads, start and finish. A job depends on the jobs of the same log that wrote one of its inputs.
+The jobs are replayed through a greedy list schedule on N cores (a job starts as soon as its inputs
+exist and it has the cores it asks for, Snakemake's own rule), each with its recorded duration, and
+the predicted wall time is printed for each N, in two orders of the ready jobs:
+
+- ``recorded``: the order in which the run started them (what Snakemake chose there);
+- ``longest chain first``: the ready job with the longest chain of work from its start to the end of
+  the jobs that need it first (what a priority from a cost model aims at).
+
+Beside them: the sum of the job times over N (the bound no schedule beats) and the longest chain of
+dependent jobs (the bound no number of cores beats). The durations are those of the recorded
+machine: on N cores that share memory bandwidth, a job runs slower (issue 23: 105 s per PIE m = 30
+LPP split on 16 busy cores against 85 s on 2), so read the prediction as a lower bound there.
+
+    python benchmarks/simulate_schedule.py .snakemake/log/2026-11-27T041828.123456.snakemake.log
+    python benchmarks/simulate_schedule.py LOG --cores 2 4 8 16 64
+    python benchmarks/simulate_schedule.py --estimate llp_table2      # its cost-sized jobs, no log
+
+Check it on a 2-core run: ``recorded`` on 2 cores against the run's wall time (first start to last
+finish), printed on the first line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import heapq
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+_STAMP = re.compile(r"^\[(\w{3} \w{3} +\d+ \d\d:\d\d:\d\d \d{4})\]$")
+_RULE = re.compile(r"^(?:local)?rule (\S+):$")
+_FINISHED = re.compile(r"^Finished job(?:id)?:? (\d+)")
+_FIELD = re.compile(r"^\s+(input|output|jobid|threads): (.*)$")
+
+
+@dataclass
+class Job:
+    jobid: int
+    rule: str
+    inputs: list[str] = field(default_factory=list)
+    outputs: list[str] = field(default_factory=list)
+    threads: int = 1
+    start: float | None = None
+    end: float | None = None
+
+    @property
+    def seconds(self) -> float:
+        return self.end - self.start
+
+
+def parse_log(text: str) -> list[Job]:
+    """The finished jobs of a Snakemake log, in the order they started."""
+    jobs: dict[int, Job] = {}
+    stamp, pending = None, None
+    for line in text.splitlines():
+        if match := _STAMP.match(line):
+            stamp = datetime.strptime(match[1], "%a %b %d %H:%M:%S %Y").timestamp()
+        elif match := _RULE.match(line):
+            pending = Job(jobid=-1, rule=match[1], start=stamp)
+        elif pending is not None and (match := _FIELD.match(line)):
+            key, value = match[1], match[2].strip()
+            if key == "jobid":
+                pending.jobid = int(value)
+                jobs[pending.jobid] = pending
+            elif key == "threads":
+                pending.threads = int(value)
+            else:
+                setattr(pending, key + "s", [item.strip() for item in value.split(",") if item.strip()])
+        elif match := _FINISHED.match(line.strip()):
+            if int(match[1]) in jobs:
+                jobs[int(match[1])].end = stamp
+        elif not line.startswith(" "):
+            pending = None
+    finished = [job for job in jobs.values() if job.start is not None and job.end is not None]
+    return sorted(finished, key=lambda job: (job.start, job.jobid))
+
+
+def dependencies(jobs: list[Job]) -> dict[int, set[int]]:
+    """jobid -> the jobids that wrote one of its inputs."""
+    writer = {path: job.jobid for job in jobs for path in job.outputs}
+    return {job.jobid: {writer[path] for path in job.inputs if path in writer} - {job.jobid} for job in jobs}
+
+
+def chain_lengths(jobs: list[Job]) -> dict[int, float]:
+    """jobid -> its seconds plus the longest chain of jobs that need it (its "bottom level")."""
+    needs, length = dependencies(jobs), {}
+    needed_by: dict[int, list[int]] = {job.jobid: [] for job in jobs}
+    for jobid, deps in needs.items():
+        for dep in deps:
+            needed_by[dep].append(jobid)
+    seconds = {job.jobid: job.seconds for job in jobs}
+
+    def chain(jobid: int) -> float:          # chains are short (fetch, prepare, split, fit, aggregate)
+        if jobid not in length:
+            length[jobid] = seconds[jobid] + max((chain(after) for after in needed_by[jobid]), default=0.0)
+        return length[jobid]
+
+    for job in jobs:
+        chain(job.jobid)
+    return length
+
+
+def simulate(jobs: list[Job], cores: int, order: str = "recorded") -> float:
+    """Wall time of a greedy list schedule of ``jobs`` on ``cores`` cores: whenever cores are free,
+    start the first ready job (in ``order``: "recorded" or "chain", the longest chain first) that
+    fits in them."""
+    if order not in ("recorded", "chain"):
+        raise ValueError(f"order must be 'recorded' or 'chain', got {order!r}")
+    needs = dependencies(jobs)
+    by_id = {job.jobid: job for job in jobs}
+    chain = chain_lengths(jobs) if order == "chain" else {}
+    rank = {job.jobid: (index if order == "recorded" else (-chain[job.jobid], index)) for index, job in enumerate(jobs)}
+    waiting = {jobid: set(deps) for jobid, deps in needs.items()}
+    ready = sorted((jobid for jobid, deps in waiting.items() if not deps), key=rank.get)
+    running: list[tuple[float, int]] = []
+    now, free = 0.0, cores
+    while ready or running:
+        started = True
+        while started:
+            started = False
+            for jobid in ready:
+                threads = min(by_id[jobid].threads, cores)
+                if threads <= free:
+                    ready.remove(jobid)
+                    free -= threads
+                    heapq.heappush(running, (now + by_id[jobid].seconds, jobid))
+                    started = True
+                    break
+        now, done = heapq.heappop(running)
+        free += min(by_id[done].threads, cores)
+        for jobid, deps in waiting.items():
+            if done in deps:
+                deps.discard(done)
+                if not deps:
+                    ready.append(jobid)
+        ready.sort(key=rank.get)
+    return now
+
+
+def critical_path(jobs: list[Job]) -> float:
+    """The longest chain of dependent jobs (seconds): the wall time on unlimited cores."""
+    return max(chain_lengths(jobs).values(), default=0.0)
+
+
+def report(jobs: list[Job], cores_list: list[int], recorded: bool = True) -> str:
+    total = sum(job.seconds * job.threads for job in jobs)      # core-seconds
+    wall = max(job.end for job in jobs) - min(job.start for job in jobs)
+    longest = max(jobs, key=lambda job: job.seconds)
+    lines = [(f"recorded run: {len(jobs)} jobs, wall {wall / 60:.1f} min, " if recorded else
+              f"estimated jobs: {len(jobs)}, ") + f"job time {total / 60:.1f} min, "
+             f"longest job {longest.seconds / 60:.1f} min ({longest.rule}), longest chain "
+             f"{critical_path(jobs) / 60:.1f} min", "",
+             "| cores | recorded order (min) | longest chain first (min) | job time / cores (min) |",
+             "|---:|---:|---:|---:|"]
+    for cores in cores_list:
+        lines.append(f"| {cores} | {simulate(jobs, cores, 'recorded') / 60:.1f} | "
+                     f"{simulate(jobs, cores, 'chain') / 60:.1f} | {total / cores / 60:.1f} |")
+    return "\n".join(lines)
+
+
+def estimated_jobs(config: dict, experiment: str) -> list[Job]:
+    """An experiment's fit jobs as its cost model sizes them (``splits_per_job: auto``): each job the
+    seconds of its priority, no dependencies (data preparation and aggregation are not counted)."""
+    from locproj.experiments import job_rules
+
+    return [Job(jobid=index, rule=rule.name, outputs=[rule.name], start=0.0, end=float(rule.priority))
+            for index, rule in enumerate(job_rules(config, experiment))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("log", type=Path, nargs="?", help="a Snakemake log (.snakemake/log/*.snakemake.log)")
+    parser.add_argument("--cores", type=int, nargs="+", default=[2, 4, 8, 16, 64])
+    parser.add_argument("--estimate", metavar="EXPERIMENT",
+                        help="instead of a log: the experiment's fit jobs with the cost model's seconds")
+    parser.add_argument("--config", type=Path, default=Path("config/config.yaml"))
+    args = parser.parse_args()
+    if args.estimate:
+        import yaml
+
+        jobs = estimated_jobs(yaml.safe_load(args.config.read_text()), args.estimate)
+    elif args.log:
+        jobs = parse_log(args.log.read_text())
+    else:
+        parser.error("give a Snakemake log or --estimate EXPERIMENT")
+    if not jobs:
+        raise SystemExit(f"{args.log}: no finished job in this log (is it a Snakemake log of a run?)")
+    print(report(jobs, args.cores, recorded=not args.estimate))
+
+
+if __name__ == "__main__":
+    main()

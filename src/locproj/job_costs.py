@@ -1,0 +1,178 @@
+"""What one split of a cross-validated job costs, before any data exist: for ``splits_per_job: auto``.
+
+A job computes a block of splits in one process (:mod:`locproj.protocols.split_jobs`). With
+``auto`` the blocks are sized so that every job of an experiment costs about the same
+(:data:`JOB_SECONDS`): a cheap cell keeps all its splits in one job, which pays the interpreter's
+start-up once, and an expensive one gets few splits per job (one, when a split alone costs more),
+so that no job holds a run back. Jobs also start in order of cost (a Snakemake ``priority``).
+Results never depend on the blocking.
+
+The estimate of one split (seconds on one core) is a sum of the work terms of the cross-validation
+(:func:`work_terms`): the eigen-solves and products of every fit, the 1-NN evaluation at every p, the
+neighbour searches, the test. Their coefficients per method (:data:`COEFFICIENTS`) are fitted by
+non-negative least squares on recorded times (``benchmarks/calibrate_costs.py`` on a run's
+``timing.csv``), by built-in method name or by an entry's import path; a method without its own
+takes ``"default"``.
+The sizes come from the config's ``dataset_sizes`` (samples, classes, features; outside the datasets'
+entries, so that adding one reruns no job), a view's from its dataset with its ``resize``,
+``relabel`` and ``sample``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .config import consecutive_blocks
+
+# a job of this many seconds pays its start-up (about 2 s, benchmarks/README.md) below 2 %
+JOB_SECONDS = 120.0
+STARTUP_SECONDS = 2.0
+
+TERMS = ("fits", "eigen", "dual", "products", "evaluation", "neighbours", "test")
+
+# seconds per unit of each work term: benchmarks/calibrate_costs.py on docs/results/matrix/timing.csv
+# (the matrix's 2880 results of the 77-minute run of issue 22, 2 cores)
+COEFFICIENTS: dict[str, dict[str, float]] = {
+    "default": {
+        "fits": 0.00242, "eigen": 3.42e-10, "dual": 0, "products": 2.09e-11,
+        "evaluation": 6.54e-10, "neighbours": 1.92e-10, "test": 0,
+    },
+    "klpp": {
+        "fits": 0.00634, "eigen": 0, "dual": 2.23e-10, "products": 0,
+        "evaluation": 7.22e-10, "neighbours": 7.85e-10, "test": 1.08e-09,
+    },
+    "lda": {
+        "fits": 0.00262, "eigen": 3.03e-10, "dual": 0, "products": 0,
+        "evaluation": 0, "neighbours": 4.2e-10, "test": 0,
+    },
+    "lea": {
+        "fits": 0.00345, "eigen": 0, "dual": 0, "products": 0,
+        "evaluation": 0, "neighbours": 3.49e-09, "test": 1.36e-09,
+    },
+    "lfda": {
+        "fits": 0.00309, "eigen": 0, "dual": 0, "products": 0,
+        "evaluation": 0, "neighbours": 6.01e-10, "test": 0,
+    },
+    "llp": {
+        "fits": 0.00409, "eigen": 0, "dual": 9.11e-13, "products": 5.07e-11,
+        "evaluation": 6.14e-10, "neighbours": 9.77e-10, "test": 4.77e-10,
+    },
+    "lpp": {
+        "fits": 0.00386, "eigen": 0, "dual": 2.17e-12, "products": 8.11e-11,
+        "evaluation": 6.2e-10, "neighbours": 1.66e-09, "test": 1.21e-09,
+    },
+    "pca": {
+        "fits": 0.00107, "eigen": 3.01e-10, "dual": 0, "products": 0,
+        "evaluation": 0, "neighbours": 2.13e-10, "test": 0,
+    },
+    "sklearn.decomposition:KernelPCA": {
+        "fits": 0.00456, "eigen": 0, "dual": 3.13e-11, "products": 0,
+        "evaluation": 8.72e-10, "neighbours": 6.92e-10, "test": 2.83e-10,
+    },
+    "sklearn.manifold:Isomap": {
+        "fits": 0.00672, "eigen": 0, "dual": 1.31e-10, "products": 0,
+        "evaluation": 0, "neighbours": 2.2e-10, "test": 1.66e-10,
+    },
+    "sklearn.neighbors:NeighborhoodComponentsAnalysis": {
+        "fits": 0.00288, "eigen": 7.69e-09, "dual": 5.58e-10, "products": 1.87e-09,
+        "evaluation": 0, "neighbours": 1.66e-08, "test": 0,
+    },
+    "slle": {
+        "fits": 0.0129, "eigen": 0, "dual": 2.16e-10, "products": 0,
+        "evaluation": 6.78e-09, "neighbours": 3e-11, "test": 0,
+    },
+}
+
+
+class SizeError(ValueError):
+    """A dataset used with ``splits_per_job: auto`` has no size in the config."""
+
+
+def dataset_size(config: dict, name: str) -> tuple[int, int, int]:
+    """(samples, classes, features) of a dataset or view, from the config alone: ``dataset_sizes``,
+    or for a view its dataset's with the view's ``resize``, ``relabel`` and ``sample``."""
+    sizes = config.get("dataset_sizes") or {}
+    views = config.get("views") or {}
+    if name in sizes:
+        size = sizes[name]
+        return int(size["samples"]), int(size["classes"]), int(size["features"])
+    if name in views:
+        view = views[name]
+        samples, classes, features = dataset_size(config, view["dataset"])
+        if view.get("resize"):
+            features = math.prod(view["resize"])
+        if view.get("relabel"):
+            classes = len(view["relabel"])
+        if view.get("sample"):
+            samples = int(view["sample"])
+        return samples, classes, features
+    raise SizeError(f"dataset {name!r} has no entry in `dataset_sizes`, which `splits_per_job: auto` needs to "
+                    f"size its jobs; add `{name}: {{samples: …, classes: …, features: …}}` there, or give the "
+                    f"experiment an integer `splits_per_job`")
+
+
+def training_size(partition: str, samples: int, classes: int) -> tuple[int, int]:
+    """(training samples, per class) of a partition: ``m5`` 5 of every class, ``f0.25`` a quarter."""
+    if partition.startswith("m"):
+        m = int(partition[1:])
+        return m * classes, m
+    n = int(round(float(partition[1:]) * samples))
+    return n, max(1, n // classes)
+
+
+def grid_points(method_entry: dict, m: int) -> int:
+    """Grid points of a method's inner CV at m per class (neighbour counts >= m dropped)."""
+    from .selection import resolve_grid
+
+    X = np.ones((2, 1))
+    return len(resolve_grid((method_entry or {}).get("grid"), X, np.array([0, 1]), m=m))
+
+
+def work_terms(n_train: int, n_test: int, n_features: int, n_folds: int, n_grid: int, p_max: int,
+               raw: bool = False) -> dict[str, float]:
+    """The work of one split, term by term (units: multiply-adds, up to a constant per term)."""
+    s = min(n_train, n_features)
+    p = min(p_max, s)
+    fits = 0 if raw else n_folds * n_grid + 1
+    return {
+        "fits": fits + 1,                      # per fit: Python and library overhead
+        "eigen": fits * s**3,                  # the eigenproblem in the data's span
+        "dual": fits * n_train**3,             # an n x n one (kernel methods, LLE)
+        "products": fits * n_train * s * s,
+        "evaluation": fits * n_train * n_train * p / max(n_folds, 1),
+        "neighbours": n_folds * n_train * n_train * n_features,
+        "test": n_test * n_train * (n_features if raw else p),
+    }
+
+
+def split_terms(config: dict, experiment: str, dataset: str, partition: str, method: str) -> tuple[str, dict]:
+    """(the coefficients' name: the built-in method's, or the entry's import path; the work terms) of
+    one split of (dataset, partition, method)."""
+    spec = config["experiments"][experiment]
+    samples, classes, features = dataset_size(config, dataset)
+    n_train, m = training_size(partition, samples, classes)
+    entry = spec["methods"][method] or {}
+    if entry.get("pca_first"):
+        features = min(features, int(entry["pca_first"]))
+    raw = method == "raw"
+    terms = work_terms(n_train, max(samples - n_train, 1), features, spec.get("n_folds", 5),
+                       1 if raw else grid_points(entry, m), spec.get("p_max", 300), raw=raw)
+    return entry.get("estimator") or entry.get("method", method), terms
+
+
+def split_seconds(config: dict, experiment: str, dataset: str, partition: str, method: str) -> float:
+    """Estimated seconds of one split of (dataset, partition, method) in ``experiment``."""
+    name, terms = split_terms(config, experiment, dataset, partition, method)
+    coefficients = COEFFICIENTS.get(name, COEFFICIENTS["default"])
+    return sum(coefficients[term] * value for term, value in terms.items())
+
+
+def cell_blocks(seconds_per_split: float, n_splits: int, job_seconds: float = JOB_SECONDS) -> list[list[int]]:
+    """A cell's splits in consecutive blocks of equal size (the last may be shorter), as few as keep
+    each job within ``job_seconds``: all in one when they fit, one per job when a split alone costs
+    more."""
+    most = max(1, int(job_seconds // seconds_per_split)) if seconds_per_split > 0 else n_splits
+    n_jobs = math.ceil(n_splits / min(most, n_splits))
+    return consecutive_blocks(n_splits, math.ceil(n_splits / n_jobs))

@@ -24,7 +24,8 @@ from locproj.selection import SplitResult, write_result
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
 TINY = ROOT / "tests" / "configs" / "tiny_matrix.yaml"
-MATRIX_METHODS = ["raw", "pca", "lda", "lpp", "llp", "klpp", "lea", "lfda", "slle", "nca", "kpca", "isomap"]
+PAPERS_METHODS = ["raw", "pca", "lda", "lpp", "llp", "klpp", "lea", "lfda", "slle"]    # the tiny matrix's
+MATRIX_METHODS = PAPERS_METHODS + ["nca", "kpca", "isomap"]
 MATRIX_DATASETS = ["yale", "orl", "umist", "yaleb", "pie", "olivetti_32", "usps", "waveform", "segmentation",
                    "letter", "thyroid", "iris"]
 
@@ -320,7 +321,7 @@ def test_a_tiny_matrix_runs_through_the_workflow(tmp_path):
     assert "| methods k | 9 |" in (out / "friedman.md").read_text()
     ranks_csv = pd.read_csv(out / "ranks.csv")
     average = ranks_csv[ranks_csv["dataset"] == "average"]
-    assert sorted(average["method"]) == sorted(MATRIX_METHODS)
+    assert sorted(average["method"]) == sorted(PAPERS_METHODS)
     assert average["rank"].sum() == pytest.approx(9 * 10 / 2)
     timing = pd.read_csv(out / "timing.csv")
-    assert set(timing[timing["dataset"] == "all"]["method"]) == set(MATRIX_METHODS)
+    assert set(timing[timing["dataset"] == "all"]["method"]) == set(PAPERS_METHODS)

@@ -275,6 +275,7 @@ def test_every_error_stops_snakemake_before_any_job(tmp_path, case):
                              "config/bad.yaml"], cwd=workdir, capture_output=True, text=True)
     output = result.stdout + result.stderr
     assert result.returncode != 0 and expected in output, output[-3000:]
+    assert "Traceback" not in output and ".smk" not in output, output[-3000:]   # the message alone
     assert not (workdir / "logs").exists() and not (workdir / "data" / "processed").exists()   # no job ran
 
 

@@ -245,6 +245,10 @@ def test_a_config_value_of_the_wrong_type_or_range_is_refused_naming_its_key(cha
     from snakemake.exceptions import WorkflowError
     from snakemake.utils import validate
 
+    from locproj.errors import schema_error
+
     config = {"datasets": {"d": {"format": "sklearn_digits"}}, **change}
-    with pytest.raises(WorkflowError, match=key):
+    with pytest.raises(WorkflowError, match=key) as info:
         validate(config, str(ROOT / "workflow" / "schemas" / "config.schema.yaml"))
+    message = str(schema_error(info.value))            # what the pipeline prints (tests/test_user_errors.py)
+    assert message.startswith("config key ") and key in message.split(":")[0] and "fix the value" in message

@@ -10,6 +10,8 @@ import platform
 import tempfile
 from pathlib import Path
 
+from .errors import UserError
+
 
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike):
@@ -51,7 +53,7 @@ def writing_h5(path: str | os.PathLike, **options):
         out.write(buffer.getbuffer())
 
 
-class UnreadableFileError(ValueError):
+class UnreadableFileError(UserError):
     """A pipeline file that exists but cannot be read: truncated, corrupt or of another layout."""
 
 

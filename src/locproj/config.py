@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .errors import ConfigError
+
 #: The names of datasets, views, methods and panels in paths and wildcards.
 NAME_PATTERN = "[A-Za-z0-9_]+"
 
@@ -16,12 +18,12 @@ NAME_PATTERN = "[A-Za-z0-9_]+"
 def partition_key(size) -> str:
     """``'m5'`` for 5 training samples per class, ``'f0.25'`` for a fraction of each class."""
     if isinstance(size, bool) or not isinstance(size, (int, float, np.integer, np.floating)):
-        raise ValueError(f"a training size is a count per class or a fraction in (0, 1), got {size!r}")
+        raise ConfigError(f"a training size is a count per class or a fraction in (0, 1), got {size!r}")
     if float(size).is_integer() and size >= 1:
         return f"m{int(size)}"
     if 0 < size < 1:
         return f"f{float(size):g}"
-    raise ValueError(f"a training size is a count per class (>= 1) or a fraction in (0, 1), got {size!r}")
+    raise ConfigError(f"a training size is a count per class (>= 1) or a fraction in (0, 1), got {size!r}")
 
 
 def partition_size(key: str) -> int | float:
@@ -87,16 +89,16 @@ def replace_experiments(config: dict) -> dict:
 
     replacements = config.get("replace_experiments") or {}
     if not isinstance(replacements, dict):
-        raise ValueError(f"replace_experiments must map experiment names to definitions, got {replacements!r}")
+        raise ConfigError(f"replace_experiments must map experiment names to definitions, got {replacements!r}")
     experiments = config.get("experiments") or {}
     unknown = sorted(set(replacements) - set(experiments))
     if unknown:
-        raise ValueError(f"replace_experiments: {', '.join(map(repr, unknown))} "
+        raise ConfigError(f"replace_experiments: {', '.join(map(repr, unknown))} "
                          f"{'is not an experiment' if len(unknown) == 1 else 'are not experiments'} of the "
                          f"config (`experiments:`); a new experiment belongs under `experiments:`")
     for name, spec in replacements.items():
         if not isinstance(spec, dict):
-            raise ValueError(f"replace_experiments: {name!r} must be a complete experiment definition "
+            raise ConfigError(f"replace_experiments: {name!r} must be a complete experiment definition "
                              f"(a mapping), got {spec!r}")
         experiments[name] = copy.deepcopy(spec)
     return config
@@ -115,11 +117,11 @@ def expand_targets(targets: dict, experiments) -> dict[str, list[str]]:
 
     def expand(target: str, path: tuple[str, ...]) -> list[str]:
         if target in path:
-            raise ValueError(f"targets form a cycle: {' -> '.join((*path[path.index(target):], target))}")
+            raise ConfigError(f"targets form a cycle: {' -> '.join((*path[path.index(target):], target))}")
         if target not in expanded:
             names = targets[target]
             if target in experiments and list(names) != [target]:
-                raise ValueError(f"target {target!r} has an experiment's name, so it can name only that "
+                raise ConfigError(f"target {target!r} has an experiment's name, so it can name only that "
                                  f"experiment, not {list(names)}: rename the target")
             found: list[str] = []
             for name in names:
@@ -128,7 +130,7 @@ def expand_targets(targets: dict, experiments) -> dict[str, list[str]]:
                 elif name in targets:
                     found.extend(expand(name, (*path, target)))
                 else:
-                    raise ValueError(f"target {target!r}: {name!r} is neither an experiment nor a target "
+                    raise ConfigError(f"target {target!r}: {name!r} is neither an experiment nor a target "
                                      f"(the config's `experiments:` and `targets:`)")
             expanded[target] = list(dict.fromkeys(found))
         return expanded[target]
@@ -171,7 +173,7 @@ def data_file(config: dict, name: str) -> str:
         return f"data/processed/{name}.h5"
     if name in config.get("views", {}):
         return f"data/views/{name}.h5"
-    raise ValueError(f"{name!r} is neither a dataset nor a view in the config")
+    raise ConfigError(f"{name!r} is neither a dataset nor a view in the config")
 
 
 def method_folders(config: dict) -> list[str]:

@@ -9,6 +9,7 @@ call the library below them (config helpers, reporting, selection, evaluation, r
 from __future__ import annotations
 
 from .config import data_notes, method_folders
+from .errors import ConfigError
 from .config import partition_size  # noqa: F401  (workflow/scripts/splits.py imports it from here)
 from .protocols import protocol_named, protocol_of
 
@@ -22,18 +23,18 @@ def check_experiments(config: dict) -> None:
         protocol = protocol_of(spec)
         unknown = sorted(set(protocol.datasets(spec)) - known_data)
         if unknown:
-            raise ValueError(f"experiment {name!r}: unknown datasets or views {unknown}")
+            raise ConfigError(f"experiment {name!r}: unknown datasets or views {unknown}")
         try:
             protocol.check(spec)
             if spec.get("splits_per_job") == "auto":
                 _check_cost_sizes(config, protocol, spec)
         except ValueError as error:
-            raise ValueError(f"experiment {name!r}: {error}") from error
+            raise ConfigError(f"experiment {name!r}: {error}") from error
         for method, (entry, params) in protocol.method_entries(spec).items():
             try:
                 method_spec(method, entry, method_folders(config)).make(**params)
             except (ValueError, NotImplementedError) as error:
-                raise ValueError(f"experiment {name!r}, method {method!r}: {error}") from error
+                raise ConfigError(f"experiment {name!r}, method {method!r}: {error}") from error
 
 
 def _check_cost_sizes(config: dict, protocol, spec: dict) -> None:
@@ -41,7 +42,7 @@ def _check_cost_sizes(config: dict, protocol, spec: dict) -> None:
     from .job_costs import dataset_size
 
     if not protocol.auto_blocks:
-        raise ValueError(f"splits_per_job: auto sizes the blocks of cross-validated jobs; give the "
+        raise ConfigError(f"splits_per_job: auto sizes the blocks of cross-validated jobs; give the "
                          f"{protocol.name} protocol an integer")
     for dataset in protocol.datasets(spec):
         dataset_size(config, dataset)

@@ -25,6 +25,7 @@ import math
 import numpy as np
 
 from .config import consecutive_blocks
+from .errors import UserError
 
 # a job of this many seconds pays its start-up (about 2 s, benchmarks/README.md) below 2 %
 JOB_SECONDS = 120.0
@@ -86,7 +87,7 @@ COEFFICIENTS: dict[str, dict[str, float]] = {
 }
 
 
-class SizeError(ValueError):
+class SizeError(UserError):
     """A dataset used with ``splits_per_job: auto`` has no size in the config."""
 
 

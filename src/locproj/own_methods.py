@@ -21,8 +21,10 @@ import importlib.util
 import sys
 from pathlib import Path
 
+from .errors import UserError
 
-class MethodImportError(ValueError):
+
+class MethodImportError(UserError):
     """A method entry's ``estimator`` that cannot be imported or used."""
 
 

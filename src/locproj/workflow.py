@@ -7,10 +7,13 @@ import sys
 
 from threadpoolctl import threadpool_limits
 
+from .errors import UserError
+
 
 def run_rule(snakemake, main) -> None:
     """Run ``main(snakemake)`` with its log in ``snakemake.log[0]`` and BLAS/OpenMP threads limited
-    to the rule's ``threads``. Errors are logged in full and re-raised, so the job fails."""
+    to the rule's ``threads``. A user error (:class:`locproj.errors.UserError`) is logged as its
+    message alone, any other error in full; either way the job fails."""
     handlers = [logging.StreamHandler(sys.stderr)]
     if snakemake.log:
         handlers.append(logging.FileHandler(snakemake.log[0], mode="w"))
@@ -22,6 +25,9 @@ def run_rule(snakemake, main) -> None:
     try:
         with threadpool_limits(limits=max(1, int(snakemake.threads))):
             main(snakemake)
+    except UserError as error:  # the config or data: the message says what to do, no traceback
+        log.error("rule %s failed for %s: %s", snakemake.rule, dict(snakemake.wildcards), error)
+        raise SystemExit(1) from None
     except Exception:
         log.exception("rule %s failed for %s", snakemake.rule, dict(snakemake.wildcards))
         raise

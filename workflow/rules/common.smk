@@ -2,6 +2,7 @@
 import os
 from pathlib import Path
 
+from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 from locproj.data.checks import check_dataset_options, check_local_datasets
@@ -15,6 +16,7 @@ from locproj.config import (
     report_categories,
     split_path,
 )
+from locproj.errors import UserError, schema_error, user_error_message
 from locproj.experiments import (
     aggregation_inputs,
     check_experiments,
@@ -26,22 +28,32 @@ from locproj.experiments import (
 # an overlay's `replace_experiments` first (it replaces whole experiments, which a merged
 # --configfile cannot), so that the replacements are validated and checked like any experiment;
 # then dataset keys, so that an unknown key is named with the keys its format takes; last, the
-# contents of each local `path:` dataset (labels, numeric features, class sizes against every m)
-replace_experiments(config)
-# a method entry's `estimator: module:Class` is looked for as module.py in these folders first: by
-# default beside each config file given, then in the working directory
-config.setdefault(
-    "method_paths",
-    list(
-        dict.fromkeys(
-            [os.path.relpath(Path(f).parent) for f in workflow.configfiles] + ["."]
-        )
-    ),
-)
-check_dataset_options(config)
-validate(config, schema="../schemas/config.schema.yaml")
-check_experiments(config)
-check_local_datasets(config)
+# contents of each local `path:` dataset (labels, numeric features, class sizes against every m).
+# A mistake in the config or data (a UserError) is printed as its message alone, no traceback.
+try:
+    replace_experiments(config)
+    # a method entry's `estimator: module:Class` is looked for as module.py in these folders first:
+    # by default beside each config file given, then in the working directory
+    config.setdefault(
+        "method_paths",
+        list(
+            dict.fromkeys(
+                [os.path.relpath(Path(f).parent) for f in workflow.configfiles] + ["."]
+            )
+        ),
+    )
+    check_dataset_options(config)
+    try:
+        validate(config, schema="../schemas/config.schema.yaml")
+    except WorkflowError as error:
+        raise schema_error(error) or error
+    check_experiments(config)
+    check_local_datasets(config)
+    # target -> its experiments, targets naming targets expanded (`papers`); an unknown name or a
+    # cycle fails here, before any job runs
+    TARGETS = expand_targets(config.get("targets", {}), config.get("experiments", {}))
+except UserError as error:
+    raise SystemExit(user_error_message(error))
 
 DATASETS = config["datasets"]
 VIEWS = config.get("views", {})
@@ -101,9 +113,6 @@ def all_targets():
 
 
 EXPERIMENTS = config.get("experiments", {})
-# target -> its experiments, targets naming targets expanded (`papers`); an unknown name or a cycle
-# fails here, before any job runs
-TARGETS = expand_targets(config.get("targets", {}), EXPERIMENTS)
 # experiment -> its report page: its paper's target (`lea_paper`, ...), else its own name
 REPORT_CATEGORIES = report_categories(config.get("targets", {}), EXPERIMENTS)
 

@@ -11,6 +11,10 @@ The public reporting layer below the protocols (:mod:`locproj.protocols`):
 * :func:`new_figure`, :func:`note_below` and :func:`save_figure` make figures without pyplot
   state or timestamps, and :func:`is_marker` and :func:`is_colour` check drawing options
   (matplotlib is imported only when a figure is made or an option checked);
+* one style for every curve figure of the project: :func:`style_axes` (axis labels in words, a
+  light grid), :func:`draw_curve` (a mean with a band of ± one std over the splits),
+  :func:`draw_reference` (a baseline as a dashed level), :func:`stopped_label` (why a curve ends
+  early, in its legend entry) and :func:`legend_outside` (one legend per figure, beside the axes);
 * :func:`write_metadata` records an experiment's configuration, seed, config hash and versions.
 """
 
@@ -182,16 +186,72 @@ def note_below(figure, text: str, width: int, bottom: float) -> None:
     figure.text(0.01, 0.01, textwrap.fill(text, width), fontsize="small")
 
 
-def save_figure(figure, stem, formats=("png", "pdf"), dpi=150) -> list[Path]:
+def save_figure(figure, stem, formats=("png", "pdf"), dpi=150, tight=False) -> list[Path]:
     """Save ``figure`` as ``<stem>.<format>`` for each format, atomically and without timestamps or
-    version strings (fixed SVG hash salt), so that reruns give the same bytes."""
+    version strings (fixed SVG hash salt), so that reruns give the same bytes; ``tight``: the
+    canvas grows to hold what lies outside the axes (:func:`legend_outside`)."""
     import matplotlib
 
     written = []
+    extent = {"bbox_inches": "tight", "pad_inches": 0.08} if tight else {}
     with matplotlib.rc_context({"svg.hashsalt": "locproj"}):
         for fmt in formats:
             path = Path(f"{stem}.{fmt}")
             with atomic_path(path) as tmp:
-                figure.savefig(tmp, format=fmt, dpi=dpi, metadata=_METADATA.get(fmt))
+                figure.savefig(tmp, format=fmt, dpi=dpi, metadata=_METADATA.get(fmt), **extent)
             written.append(path)
     return written
+
+
+# --------------------------------------------------------------------------- one style for every curve
+
+BAND_ALPHA = 0.15  # the ± one std band under a mean curve
+REFERENCE_COLOUR = "0.3"
+
+
+def style_axes(ax, *, xlabel: str, ylabel: str, title: str | None = None) -> None:
+    """Axis labels in words ("number of projections p", "test error (%)"), a title, a light grid."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title is not None:
+        ax.set_title(title)
+    ax.grid(alpha=0.3)
+
+
+def draw_curve(ax, x, mean, std=None, *, label: str, **line_options):
+    """The mean over splits as a line and, with ``std``, a band of ± one std in the line's colour;
+    returns the line."""
+    import numpy as np
+
+    x, mean = np.asarray(x, dtype=float), np.asarray(mean, dtype=float)
+    line = ax.plot(x, mean, label=label, **{"linewidth": 1, **line_options})[0]
+    if std is not None:
+        std = np.nan_to_num(np.asarray(std, dtype=float))
+        ax.fill_between(x, mean - std, mean + std, color=line.get_color(), alpha=BAND_ALPHA, linewidth=0)
+    return line
+
+
+def draw_reference(ax, level: float, *, label: str, std: float | None = None):
+    """A baseline (raw 1-NN, the protocol's reference) as a dashed level across the axes, with a band
+    of ± one std when given; returns the line."""
+    line = ax.axhline(level, color=REFERENCE_COLOUR, linestyle="--", linewidth=1, label=label)
+    if std is not None and std > 0:
+        ax.axhspan(level - std, level + std, color=REFERENCE_COLOUR, alpha=0.08, linewidth=0)
+    return line
+
+
+def stopped_label(label: str, last: int, reason: str | None) -> str:
+    """A legend entry that says why its curve ends early: ``LDA (ends at p = 14: c − 1)``."""
+    return f"{label} (ends at p = {last}: {reason})" if reason else label
+
+
+def legend_outside(figure, axes) -> None:
+    """One legend for the figure, right of its axes, so that it covers no curve: every labelled
+    line of ``axes``, each label once, in drawing order (save with ``tight=True``)."""
+    entries = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            entries.setdefault(label, handle)
+    if entries:
+        figure.legend(list(entries.values()), list(entries), loc="center left", bbox_to_anchor=(1.0, 0.5),
+                      fontsize="small", frameon=False)

@@ -7,6 +7,7 @@ import pytest
 from locproj.aggregate import (
     collect,
     collect_cv_curves,
+    cv_curves_figure,
     compare,
     format_cell,
     plot_cv_curves,
@@ -25,12 +26,15 @@ def fake_result(dataset, m, method, split, error, p, seconds=0.0):
     projected = method != "raw"
     n_grid = 2 if projected else 0
     cv_error = np.linspace(0.5, 0.1, 2 * 5).reshape(n_grid, 5) + error if projected else np.empty((0, 0))
+    if method == "pca":
+        cv_error[:, 3:] = np.nan            # a curve that ends before p_max (the rank of the fold's data)
     return SplitResult(
         method=method, classifier="1nn", classifier_params={}, grid=[{"k": 3}, {"k": 4}] if projected else [{}],
         cv_error=cv_error, cv_fold_error=np.empty((0, 0, 0)), capped=[], grid_index=0,
         params={"k": 3} if projected else {}, p=p, projected=projected, test_error=error,
         test_predictions=np.zeros(4, dtype=int), test_indices=None, fit_seconds=seconds, cv_seconds=seconds,
         n_folds=5, cv_seed=split, p_max=5, meta={"experiment": "t2", "dataset": dataset, "m": m, "split": split},
+        raw_cv_fold_error=None if projected else np.full(5, error + 0.02),
     )
 
 
@@ -128,13 +132,38 @@ def test_compare_renames_datasets_and_reads_published(result_paths, tmp_path):
 
 
 def test_cv_curve_figures_are_written_and_reproducible(result_paths, tmp_path):
-    curves = collect_cv_curves(result_paths)
+    curves, baselines = collect_cv_curves(result_paths)
     assert set(curves["method"]) == {"pca", "llp"} and curves["p"].max() == 5
-    first = plot_cv_curves(curves, tmp_path / "a", methods_order=METHODS, formats=("png", "pdf", "svg"))
-    plot_cv_curves(curves, tmp_path / "b", methods_order=METHODS, formats=("png", "pdf", "svg"))
+    assert set(baselines["method"]) == {"raw"} and len(baselines) == 40          # every raw file, in %
+    raw = summarise(collect(result_paths), METHODS).set_index(["dataset", "method"])
+    assert baselines.groupby("dataset")["cv_error"].mean()["Yale"] == pytest.approx(raw.loc[("Yale", "raw"),
+                                                                                          "mean_error"] + 2)
+    first = plot_cv_curves(curves, tmp_path / "a", baselines=baselines, methods_order=METHODS,
+                           formats=("png", "pdf", "svg"))
+    plot_cv_curves(curves, tmp_path / "b", baselines=baselines, methods_order=METHODS, formats=("png", "pdf", "svg"))
     assert [p.name for p in first][:3] == ["cv_curves_ORL.png", "cv_curves_ORL.pdf", "cv_curves_ORL.svg"]
     for path in first:
         assert path.read_bytes() == (tmp_path / "b" / path.name).read_bytes()
+
+
+def test_a_cv_curve_figure_explains_itself(result_paths):
+    """Words on the axes, a band per curve, raw as a dashed level, why a curve ends, one legend
+    beside the axes, and a note on what is drawn."""
+    curves, baselines = collect_cv_curves(result_paths)
+    per_p = curves.groupby(["dataset", "m", "method", "p"], sort=True)
+    rows = per_p["cv_error"].agg(["mean", "std", "size"]).reset_index().assign(p_max=5)
+    figure = cv_curves_figure(rows[rows["dataset"] == "Yale"], baselines, methods_order=METHODS,
+                              method_labels={"raw": "1-NN", "pca": "PCA"})
+    ax = figure.axes[0]
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("number of projections p", "CV error (%)")
+    assert ax.get_legend() is None and len(figure.legends) == 1
+    labels = [text.get_text() for text in figure.legends[0].get_texts()]
+    assert labels == ["PCA (ends at p = 3: rank of a fold's training data)", "llp", "1-NN, all features"]
+    assert len(ax.collections) == 2 and len(ax.patches) == 1         # a ± std band per curve and raw's
+    raw = ax.get_lines()[-1]
+    assert raw.get_linestyle() == "--" and raw.get_ydata()[0] == pytest.approx(
+        baselines[baselines["dataset"] == "Yale"]["cv_error"].mean())
+    assert any("mean ± one std over 20 splits" in text.get_text() for text in figure.texts)
 
 
 def test_every_output_says_where_the_public_data_differ(result_paths, tmp_path):
@@ -156,7 +185,7 @@ def test_every_output_says_where_the_public_data_differ(result_paths, tmp_path):
     write_comparison(compare(summary, published), tmp_path, data_notes=notes)
     assert pd.read_csv(tmp_path / "comparison.csv")["data_note"].tolist() == ["pixels went through JPEG"]
     assert (tmp_path / "comparison.md").read_text().endswith("† ORL: pixels went through JPEG\n")
-    curves = collect_cv_curves(result_paths)
+    curves, _ = collect_cv_curves(result_paths)
     noted = plot_cv_curves(curves, tmp_path / "noted", formats=("svg",), data_notes=notes)
     plain = plot_cv_curves(curves, tmp_path / "plain", formats=("svg",))
     assert "ORL: pixels went through JPEG" in noted[0].read_text() or noted[0].read_bytes() != plain[0].read_bytes()

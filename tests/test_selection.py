@@ -176,6 +176,25 @@ def test_raw_method_is_1nn_on_raw_data(split):
     assert (job.p, job.projected, job.cv_error.size) == (10, False, 0)
 
 
+def test_raw_records_its_cv_error_on_the_folds_of_the_methods(split, tmp_path):
+    """The baseline of the CV curves: 1-NN on the raw features in each fold that cross_validate uses."""
+    from sklearn.model_selection import StratifiedKFold
+
+    X_train, y_train, X_test, y_test, _ = split
+    job = run_split(X_train, y_train, X_test, y_test, method="raw", n_folds=4, seed=7)
+    folds = StratifiedKFold(n_splits=4, shuffle=True, random_state=7).split(X_train, y_train)
+    expected = [np.mean(KNeighborsClassifier(1).fit(X_train[a], y_train[a]).predict(X_train[b]) != y_train[b])
+                for a, b in folds]
+    np.testing.assert_allclose(job.raw_cv_fold_error, expected)
+    identity = run_split(X_train, y_train, X_test, y_test, method="identity", new_estimator=make_rolled,
+                         grid_spec={"shift": [0]}, p_max=10, n_folds=4, seed=7)
+    np.testing.assert_allclose(job.raw_cv_fold_error, identity.cv_fold_error[:, 0, -1])   # the same folds
+    write_result(tmp_path / "raw.h5", job)
+    np.testing.assert_array_equal(read_result(tmp_path / "raw.h5")["raw_cv_fold_error"], job.raw_cv_fold_error)
+    singleton = np.r_[0:9, 10]                                     # class 1 has one sample: no folds
+    assert run_split(X_train[singleton], y_train[singleton], X_test, y_test, method="raw").raw_cv_fold_error is None
+
+
 def test_result_round_trip(job, tmp_path):
     path = tmp_path / "r.h5"
     write_result(path, job, {"config_hash": "abc", "seed": "0"})

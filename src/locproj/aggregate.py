@@ -25,7 +25,18 @@ import numpy as np
 import pandas as pd
 from scipy.stats import ranksums
 
-from locproj.reporting import new_figure, note_below, ordered, save_figure, write_table_files
+from locproj.reporting import (
+    draw_curve,
+    draw_reference,
+    legend_outside,
+    new_figure,
+    note_below,
+    ordered,
+    save_figure,
+    stopped_label,
+    style_axes,
+    write_table_files,
+)
 from locproj.selection import read_result
 
 ID_COLUMNS = ["experiment", "dataset", "m", "method", "split"]
@@ -62,22 +73,37 @@ def collect(paths: Iterable) -> pd.DataFrame:
     return frame.sort_values(ID_COLUMNS, kind="mergesort", ignore_index=True)
 
 
-def collect_cv_curves(paths: Iterable) -> pd.DataFrame:
-    """Long table of CV error (%) vs p, minimised over the grid at each p, one row per (file, p)."""
-    frames = []
+def collect_cv_curves(paths: Iterable) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The CV curves and their baselines, as two long tables.
+
+    Returns
+    -------
+    curves : DataFrame
+        CV error (%) against p, minimised over the grid at each p, one row per (file, p), with the
+        file's ``p_max``.
+    baselines : DataFrame
+        One row per ``raw`` file that recorded it: its classifier's CV error (%) on the raw features,
+        on the same folds (``raw_cv_fold_error``, mean over the folds).
+    """
+    frames, baselines = [], []
     for path in paths:
         result = read_result(path)
+        if result.get("raw_cv_fold_error") is not None:
+            baselines.append({**{key: result.get(key) for key in ID_COLUMNS},
+                              "cv_error": float(np.mean(result["raw_cv_fold_error"])) * 100})
         if result["cv_error"] is None or result["cv_error"].size == 0:
             continue
         with np.errstate(all="ignore"):
             curve = np.min(result["cv_error"], axis=0) * 100  # NaN if any grid point lacks p
-        frame = pd.DataFrame({"p": np.arange(1, curve.size + 1), "cv_error": curve})
+        frame = pd.DataFrame({"p": np.arange(1, curve.size + 1), "cv_error": curve, "p_max": result["p_max"]})
         for key in ID_COLUMNS:
             frame.insert(0, key, result.get(key))
         frames.append(frame)
+    baselines = pd.DataFrame(baselines, columns=ID_COLUMNS + ["cv_error"])
     if not frames:
-        return pd.DataFrame(columns=ID_COLUMNS + ["p", "cv_error"])
-    return pd.concat(frames, ignore_index=True).sort_values(ID_COLUMNS + ["p"], kind="mergesort", ignore_index=True)
+        return pd.DataFrame(columns=ID_COLUMNS + ["p", "cv_error", "p_max"]), baselines
+    curves = pd.concat(frames, ignore_index=True).sort_values(ID_COLUMNS + ["p"], kind="mergesort", ignore_index=True)
+    return curves, baselines.sort_values(ID_COLUMNS, kind="mergesort", ignore_index=True)
 
 
 # --------------------------------------------------------------------------- summary and significance
@@ -313,17 +339,21 @@ def write_comparison(comparison: pd.DataFrame, out_dir, data_notes=None) -> list
 
 # --------------------------------------------------------------------------- figures
 
-def plot_cv_curves(curves: pd.DataFrame, out_dir, *, methods_order=None, method_labels=None,
-                   formats=("png", "pdf"), dpi=150, data_notes=None) -> list[Path]:
-    """One figure per dataset (one panel per m): mean CV error over splits vs p, one line per method.
+def plot_cv_curves(curves: pd.DataFrame, out_dir, *, baselines: pd.DataFrame | None = None, methods_order=None,
+                   method_labels=None, method_kinds=None, formats=("png", "pdf"), dpi=150,
+                   data_notes=None) -> list[Path]:
+    """One figure per dataset (one panel per m): mean CV error over splits against p, one line per
+    method with a band of ± one std, raw's CV error on the same folds as a dashed level.
 
     Parameters
     ----------
-    curves : DataFrame
+    curves, baselines : DataFrame
         Output of :func:`collect_cv_curves`.
     out_dir : path
         Files are ``cv_curves_<dataset>.<format>``, written atomically without
         timestamps (Agg canvas, fixed SVG hash salt) so reruns give the same bytes.
+    method_kinds : mapping, optional
+        Method entry -> its registry name (``lda`` ends at c − 1), for why a curve ends early.
     data_notes : mapping, optional
         Dataset -> how its public data differ from the paper's; written under its figure.
 
@@ -331,24 +361,62 @@ def plot_cv_curves(curves: pd.DataFrame, out_dir, *, methods_order=None, method_
     -------
     list of Path
     """
-    labels = dict(method_labels or {})
-    mean = curves.groupby(["dataset", "m", "method", "p"], sort=True)["cv_error"].mean().reset_index()
+    per_p = curves.groupby(["dataset", "m", "method", "p"], sort=True)
+    mean = per_p["cv_error"].agg(["mean", "std", "size"]).reset_index()
+    mean["p_max"] = per_p["p_max"].max().to_numpy()
     written = []
     for dataset, per_dataset in mean.groupby("dataset", sort=True):
-        ms = sorted(per_dataset["m"].unique())
-        figure = new_figure((4 * len(ms), 3.2))
-        axes = figure.subplots(1, len(ms), squeeze=False)[0]
-        for ax, m in zip(axes, ms):
-            panel = per_dataset[per_dataset["m"] == m]
-            for method in ordered(panel["method"], methods_order):
-                line = panel[panel["method"] == method]
-                ax.plot(line["p"], line["cv_error"], label=labels.get(method, method), linewidth=1)
-            ax.set(title=f"{dataset}, m = {m}", xlabel="p", ylabel="CV error (%)")
-        axes[0].legend(fontsize="small")
-        figure.tight_layout()
-        if dataset in (data_notes or {}):
-            note_below(figure, f"{dataset}: {data_notes[dataset]}", width=40 * len(ms), bottom=0.25)
-        written += save_figure(figure, Path(out_dir) / f"cv_curves_{dataset}", formats=formats, dpi=dpi)
+        figure = cv_curves_figure(per_dataset, baselines, methods_order=methods_order, method_labels=method_labels,
+                                  method_kinds=method_kinds, data_note=(data_notes or {}).get(dataset))
+        written += save_figure(figure, Path(out_dir) / f"cv_curves_{dataset}", formats=formats, dpi=dpi, tight=True)
     return written
 
 
+def cv_curves_figure(per_dataset: pd.DataFrame, baselines=None, *, methods_order=None, method_labels=None,
+                     method_kinds=None, data_note=None):
+    """The figure of one dataset for :func:`plot_cv_curves`, from its rows of per-p ``mean``,
+    ``std`` and ``size`` (splits) and ``p_max``."""
+    labels, kinds = dict(method_labels or {}), dict(method_kinds or {})
+    dataset = per_dataset["dataset"].iloc[0]
+    ms = sorted(per_dataset["m"].unique())
+    figure = new_figure((4 * len(ms), 3.2))
+    axes = figure.subplots(1, len(ms), squeeze=False)[0]
+    for ax, m in zip(axes, ms):
+        panel = per_dataset[per_dataset["m"] == m]
+        for method in ordered(panel["method"], methods_order):
+            line = panel[(panel["method"] == method) & panel["mean"].notna()]
+            label = labels.get(method, method)
+            if len(line):
+                last, p_max = int(line["p"].max()), int(line["p_max"].max())
+                label = stopped_label(label, last, _stop_reason(kinds.get(method, method), last, p_max))
+            draw_curve(ax, line["p"], line["mean"], line["std"], label=label)
+        _draw_baseline(ax, baselines, dataset, m, labels)
+        style_axes(ax, xlabel="number of projections p", ylabel="CV error (%)", title=f"{dataset}, m = {m}")
+    legend_outside(figure, axes)
+    figure.tight_layout()
+    note = (f"CV error at each p, minimised over the method's grid, mean ± one std over "
+            f"{int(per_dataset['size'].max())} splits (cross-validation on each split's training part); the table "
+            "reports the test error at the p CV chose.")
+    if data_note:
+        note += f" {dataset}: {data_note}"
+    width = 48 * len(ms)
+    note_below(figure, note, width=width, bottom=0.22 + 0.05 * (len(note) // width))
+    return figure
+
+
+def _stop_reason(kind: str, last: int, p_max: int) -> str | None:
+    """Why a CV curve ends before ``p_max`` (None if it does not)."""
+    if last >= p_max:
+        return None
+    return "c − 1" if kind == "lda" else "rank of a fold's training data"
+
+
+def _draw_baseline(ax, baselines, dataset, m, labels) -> None:
+    """Raw's CV error on the same folds (mean ± one std over the splits), when the raw files hold it."""
+    if baselines is None or baselines.empty:
+        return
+    rows = baselines[(baselines["dataset"] == dataset) & (baselines["m"] == m)]
+    if len(rows):
+        std = float(rows["cv_error"].std()) if len(rows) > 1 else None
+        draw_reference(ax, float(rows["cv_error"].mean()), std=std,
+                       label=f"{labels.get('raw', 'raw')}, all features")

@@ -297,12 +297,9 @@ def cross_validate(
     -------
     CVResult
     """
-    # imported here: the raw method never loads scikit-learn
-    from sklearn.model_selection import StratifiedKFold
-
     X, y = np.asarray(X), np.asarray(y)
     n_folds = folds_for(y, n_folds)
-    folds = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=seed).split(X, y)
+    folds = _folds(X, y, n_folds, seed)
     fold_error = np.full((n_folds, len(grid), p_max), np.nan)
     capped = []
     for fold, (train, held_out) in enumerate(folds):
@@ -330,6 +327,27 @@ def cross_validate(
             errors = cache[key]
             fold_error[fold, index, : errors.size] = errors
     return CVResult(error=fold_error.mean(axis=0), fold_error=fold_error, capped=capped)
+
+
+def _folds(X, y, n_folds: int, seed):
+    """The (fit, held-out) index pairs of the CV folds: stratified, shuffled with ``seed``."""
+    from sklearn.model_selection import StratifiedKFold
+
+    return StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=seed).split(X, y)
+
+
+def raw_cv_fold_error(X, y, *, n_folds=5, seed=0, classifier="1nn", **predict_options) -> np.ndarray | None:
+    """The classifier's error on the raw features in each CV fold, on the folds
+    :func:`cross_validate` uses for the same ``y``, ``n_folds`` and ``seed``: the baseline drawn
+    under the methods' CV curves (None when a class has a single sample: no folds)."""
+    X, y = np.asarray(X, dtype=np.float64), np.asarray(y)
+    if folds_for(y, n_folds) < 2:
+        return None
+    return np.array([
+        float(np.mean(predict_at_p(X[fit], y[fit], X[held_out], X.shape[1], classifier=classifier,
+                                   **predict_options) != y[held_out]))
+        for fit, held_out in _folds(X, y, folds_for(y, n_folds), seed)
+    ])
 
 
 def _beyond(params, limit) -> bool:
@@ -403,6 +421,7 @@ class SplitResult:
     p_max: int
     meta: dict
     test_error_curve: np.ndarray | None = None
+    raw_cv_fold_error: np.ndarray | None = None
 
 
 def run_split(
@@ -479,7 +498,9 @@ def run_split(
             grid=[{}], cv_error=np.empty((0, 0)), cv_fold_error=np.empty((0, 0, 0)), capped=[],
             grid_index=0, params={}, p=X_train.shape[1], projected=False,
             test_error=float(np.mean(predictions != y_test)), test_predictions=predictions,
-            fit_seconds=0.0, cv_seconds=0.0, **common,
+            fit_seconds=0.0, cv_seconds=0.0,
+            raw_cv_fold_error=raw_cv_fold_error(X_train, y_train, n_folds=n_folds, seed=seed, **predict_options),
+            **common,
         )
 
     grid = resolve_grid(grid_spec, X_train, y_train, m, neighbour_params=neighbour_params)
@@ -571,6 +592,8 @@ def _write_h5(handle, result: SplitResult, provenance):
         dataset("test_indices", np.asarray(result.test_indices))
     if result.test_error_curve is not None:
         dataset("test_error_curve", np.asarray(result.test_error_curve, dtype=np.float64))
+    if result.raw_cv_fold_error is not None:
+        dataset("raw_cv_fold_error", np.asarray(result.raw_cv_fold_error, dtype=np.float64))
     grid = handle.create_group("grid", track_order=True)
     grid.attrs["json"] = _to_json(result.grid)
     for name in sorted({key for point in result.grid for key in point}):
@@ -599,6 +622,9 @@ def write_result(path, result: SplitResult, provenance=None):
     ``/test_predictions`` (n_test,), ``/test_indices`` (n_test,) if given.
     ``/test_error_curve`` (p_fit,)
         Test error at every p (fraction), when the split recorded it (``test_curve``).
+    ``/raw_cv_fold_error`` (n_folds,)
+        ``raw`` only: the classifier's error on the raw features in each CV fold (the same folds
+        as the methods' CV), the baseline of the CV curves (:func:`raw_cv_fold_error`).
 
     Only the two ``*_seconds`` attributes vary between reruns of the same split.
     """
@@ -614,8 +640,8 @@ def read_result(path) -> dict:
     dict
         Root attributes (JSON ones decoded: ``params``, ``capped``,
         ``classifier_params``), plus ``grid`` (list of dict), ``chosen`` (dict),
-        ``cv_error``, ``cv_fold_error``, ``test_predictions``, ``test_indices`` and
-        ``test_error_curve`` (None when absent) as arrays.
+        ``cv_error``, ``cv_fold_error``, ``test_predictions``, ``test_indices``,
+        ``test_error_curve`` and ``raw_cv_fold_error`` (None when absent) as arrays.
     """
     with reading_h5(path) as handle:
         out = {name: _plain(value) for name, value in handle.attrs.items()}
@@ -623,6 +649,7 @@ def read_result(path) -> dict:
             out[name] = json.loads(out[name])
         out["grid"] = json.loads(handle["grid"].attrs["json"])
         out["chosen"] = {name: _plain(value) for name, value in handle["chosen"].attrs.items()}
-        for name in ("cv_error", "cv_fold_error", "test_predictions", "test_indices", "test_error_curve"):
+        for name in ("cv_error", "cv_fold_error", "test_predictions", "test_indices", "test_error_curve",
+                     "raw_cv_fold_error"):
             out[name] = handle[name][()] if name in handle else None
     return out

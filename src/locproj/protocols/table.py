@@ -36,9 +36,10 @@ def aggregate_table(spec: dict, result_paths, out_dir, seed=None, notes=None) ->
     comparison = aggregate.compare(summary, published, spec.get("reasons"), spec.get("published_names"))
     comparison = comparison[comparison["ours_mean"].notna()]     # rows this run reproduced
     aggregate.write_comparison(comparison, out_dir, data_notes=notes)
-    curves = aggregate.collect_cv_curves(result_paths)
-    aggregate.plot_cv_curves(curves, Path(out_dir) / "figures", methods_order=methods, method_labels=labels,
-                             data_notes=notes)
+    curves, baselines = aggregate.collect_cv_curves(result_paths)
+    kinds = {name: (entry or {}).get("method", name) for name, entry in spec["methods"].items()}
+    aggregate.plot_cv_curves(curves, Path(out_dir) / "figures", baselines=baselines, methods_order=methods,
+                             method_labels=labels, method_kinds=kinds, data_notes=notes)
     if spec.get("ranks"):
         from .ranks import DEFAULT_ALPHA, write_ranks
 

@@ -158,7 +158,8 @@ def test_a_cv_curve_figure_explains_itself(result_paths):
     assert (ax.get_xlabel(), ax.get_ylabel()) == ("number of projections p", "CV error (%)")
     assert ax.get_legend() is None and len(figure.legends) == 1
     labels = [text.get_text() for text in figure.legends[0].get_texts()]
-    assert labels == ["PCA (ends at p = 3: rank of a fold's training data)", "llp", "1-NN, all features"]
+    assert labels == ["PCA (ends at p = 3: no more projections on a fold's training data)", "llp",
+                      "1-NN, all features"]
     assert len(ax.collections) == 2 and len(ax.patches) == 1         # a ± std band per curve and raw's
     raw = ax.get_lines()[-1]
     assert raw.get_linestyle() == "--" and raw.get_ydata()[0] == pytest.approx(

@@ -18,6 +18,7 @@ Documented rules
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from locproj.reporting import (
     draw_curve,
     draw_reference,
     legend_outside,
+    method_style,
     new_figure,
     note_below,
     ordered,
@@ -79,8 +81,8 @@ def collect_cv_curves(paths: Iterable) -> tuple[pd.DataFrame, pd.DataFrame]:
     Returns
     -------
     curves : DataFrame
-        CV error (%) against p, minimised over the grid at each p, one row per (file, p), with the
-        file's ``p_max``.
+        CV error (%) against p, minimised over the grid points that give p (NaN where none does),
+        one row per (file, p), with the file's ``p_max``.
     baselines : DataFrame
         One row per ``raw`` file that recorded it: its classifier's CV error (%) on the raw features,
         on the same folds (``raw_cv_fold_error``, mean over the folds).
@@ -93,8 +95,9 @@ def collect_cv_curves(paths: Iterable) -> tuple[pd.DataFrame, pd.DataFrame]:
                               "cv_error": float(np.mean(result["raw_cv_fold_error"])) * 100})
         if result["cv_error"] is None or result["cv_error"].size == 0:
             continue
-        with np.errstate(all="ignore"):
-            curve = np.min(result["cv_error"], axis=0) * 100  # NaN if any grid point lacks p
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)   # a p that no grid point gives stays NaN
+            curve = np.nanmin(result["cv_error"], axis=0) * 100
         frame = pd.DataFrame({"p": np.arange(1, curve.size + 1), "cv_error": curve, "p_max": result["p_max"]})
         for key in ID_COLUMNS:
             frame.insert(0, key, result.get(key))
@@ -340,7 +343,7 @@ def write_comparison(comparison: pd.DataFrame, out_dir, data_notes=None) -> list
 # --------------------------------------------------------------------------- figures
 
 def plot_cv_curves(curves: pd.DataFrame, out_dir, *, baselines: pd.DataFrame | None = None, methods_order=None,
-                   method_labels=None, method_kinds=None, formats=("png", "pdf"), dpi=150,
+                   method_labels=None, method_entries=None, formats=("png", "pdf"), dpi=150,
                    data_notes=None) -> list[Path]:
     """One figure per dataset (one panel per m): mean CV error over splits against p, one line per
     method with a band of ± one std, raw's CV error on the same folds as a dashed level.
@@ -352,8 +355,9 @@ def plot_cv_curves(curves: pd.DataFrame, out_dir, *, baselines: pd.DataFrame | N
     out_dir : path
         Files are ``cv_curves_<dataset>.<format>``, written atomically without
         timestamps (Agg canvas, fixed SVG hash salt) so reruns give the same bytes.
-    method_kinds : mapping, optional
-        Method entry -> its registry name (``lda`` ends at c − 1), for why a curve ends early.
+    method_entries : mapping, optional
+        Method name -> its config entry (its registry ``method``, its ``fixed`` parameters), for why
+        a curve ends early (LDA at c − 1, a fixed ``n_components``, the data).
     data_notes : mapping, optional
         Dataset -> how its public data differ from the paper's; written under its figure.
 
@@ -367,29 +371,31 @@ def plot_cv_curves(curves: pd.DataFrame, out_dir, *, baselines: pd.DataFrame | N
     written = []
     for dataset, per_dataset in mean.groupby("dataset", sort=True):
         figure = cv_curves_figure(per_dataset, baselines, methods_order=methods_order, method_labels=method_labels,
-                                  method_kinds=method_kinds, data_note=(data_notes or {}).get(dataset))
+                                  method_entries=method_entries, data_note=(data_notes or {}).get(dataset))
         written += save_figure(figure, Path(out_dir) / f"cv_curves_{dataset}", formats=formats, dpi=dpi, tight=True)
     return written
 
 
 def cv_curves_figure(per_dataset: pd.DataFrame, baselines=None, *, methods_order=None, method_labels=None,
-                     method_kinds=None, data_note=None):
+                     method_entries=None, data_note=None):
     """The figure of one dataset for :func:`plot_cv_curves`, from its rows of per-p ``mean``,
     ``std`` and ``size`` (splits) and ``p_max``."""
-    labels, kinds = dict(method_labels or {}), dict(method_kinds or {})
+    labels, entries = dict(method_labels or {}), dict(method_entries or {})
     dataset = per_dataset["dataset"].iloc[0]
     ms = sorted(per_dataset["m"].unique())
     figure = new_figure((4 * len(ms), 3.2))
     axes = figure.subplots(1, len(ms), squeeze=False)[0]
+    drawn = per_dataset[per_dataset["mean"].notna()]
+    methods = ordered(drawn["method"], methods_order)
+    ends = {method: _curve_ends(drawn[drawn["method"] == method], entries.get(method) or {}, method)
+            for method in methods}
     for ax, m in zip(axes, ms):
-        panel = per_dataset[per_dataset["m"] == m]
-        for method in ordered(panel["method"], methods_order):
-            line = panel[(panel["method"] == method) & panel["mean"].notna()]
-            label = labels.get(method, method)
-            if len(line):
-                last, p_max = int(line["p"].max()), int(line["p_max"].max())
-                label = stopped_label(label, last, _stop_reason(kinds.get(method, method), last, p_max))
-            draw_curve(ax, line["p"], line["mean"], line["std"], label=label)
+        panel = drawn[drawn["m"] == m]
+        for index, method in enumerate(methods):
+            line = panel[panel["method"] == method]
+            gaps = len(line) > 0 and line["p"].max() - line["p"].min() + 1 > len(line)   # p of its grid only
+            draw_curve(ax, line["p"], line["mean"], line["std"], label=ends[method](labels.get(method, method)),
+                       marker="o" if gaps else None, markersize=2.5, **method_style(index))
         _draw_baseline(ax, baselines, dataset, m, labels)
         style_axes(ax, xlabel="number of projections p", ylabel="CV error (%)", title=f"{dataset}, m = {m}")
     legend_outside(figure, axes)
@@ -404,11 +410,20 @@ def cv_curves_figure(per_dataset: pd.DataFrame, baselines=None, *, methods_order
     return figure
 
 
-def _stop_reason(kind: str, last: int, p_max: int) -> str | None:
-    """Why a CV curve ends before ``p_max`` (None if it does not)."""
-    if last >= p_max:
-        return None
-    return "c − 1" if kind == "lda" else "rank of a fold's training data"
+def _curve_ends(rows: pd.DataFrame, entry: Mapping, name: str):
+    """A method's legend entry maker: why its curves end before ``p_max``, at which p (per panel)."""
+    last = rows.groupby("m")["p"].max()
+    early = sorted({int(p) for p in last[last < rows.groupby("m")["p_max"].max()]})
+    if not early:
+        return lambda label: label
+    fixed = (entry.get("fixed") or {}).get("n_components")
+    if entry.get("method", name) == "lda":
+        reason = "c − 1"
+    elif early == [fixed]:
+        reason = f"its n_components = {fixed}"
+    else:
+        reason = "no more projections on a fold's training data"
+    return lambda label: stopped_label(label, ", ".join(map(str, early)), reason)
 
 
 def _draw_baseline(ax, baselines, dataset, m, labels) -> None:

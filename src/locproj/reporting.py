@@ -13,8 +13,9 @@ The public reporting layer below the protocols (:mod:`locproj.protocols`):
   (matplotlib is imported only when a figure is made or an option checked);
 * one style for every curve figure of the project: :func:`style_axes` (axis labels in words, a
   light grid), :func:`draw_curve` (a mean with a band of ± one std over the splits),
-  :func:`draw_reference` (a baseline as a dashed level), :func:`stopped_label` (why a curve ends
-  early, in its legend entry) and :func:`legend_outside` (one legend per figure, beside the axes);
+  :func:`draw_reference` (a baseline as a dashed level), :func:`method_style` (a method's colour),
+  :func:`stopped_label` (why a curve ends early, in its legend entry) and :func:`legend_outside`
+  (one legend per figure, beside the axes);
 * :func:`write_metadata` records an experiment's configuration, seed, config hash and versions.
 """
 
@@ -240,9 +241,18 @@ def draw_reference(ax, level: float, *, label: str, std: float | None = None):
     return line
 
 
-def stopped_label(label: str, last: int, reason: str | None) -> str:
+def stopped_label(label: str, last, reason: str | None) -> str:
     """A legend entry that says why its curve ends early: ``LDA (ends at p = 14: c − 1)``."""
     return f"{label} (ends at p = {last}: {reason})" if reason else label
+
+
+def method_style(index: int) -> dict:
+    """The colour (and, past ten methods, dashes) of the ``index``-th method of a figure, so that
+    each method looks the same in every panel and no two methods alike."""
+    import matplotlib
+
+    colours = matplotlib.colormaps["tab10"].colors
+    return {"color": colours[index % len(colours)], "linestyle": "-" if index < len(colours) else "-."}
 
 
 def legend_outside(figure, axes) -> None:

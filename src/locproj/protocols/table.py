@@ -37,9 +37,8 @@ def aggregate_table(spec: dict, result_paths, out_dir, seed=None, notes=None) ->
     comparison = comparison[comparison["ours_mean"].notna()]     # rows this run reproduced
     aggregate.write_comparison(comparison, out_dir, data_notes=notes)
     curves, baselines = aggregate.collect_cv_curves(result_paths)
-    kinds = {name: (entry or {}).get("method", name) for name, entry in spec["methods"].items()}
     aggregate.plot_cv_curves(curves, Path(out_dir) / "figures", baselines=baselines, methods_order=methods,
-                             method_labels=labels, method_kinds=kinds, data_notes=notes)
+                             method_labels=labels, method_entries=spec["methods"], data_notes=notes)
     if spec.get("ranks"):
         from .ranks import DEFAULT_ALPHA, write_ranks
 

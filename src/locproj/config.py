@@ -186,3 +186,27 @@ def method_folders(config: dict) -> list[str]:
 def registry_method(entry_name: str, entry: dict | None) -> str:
     """The registry name of a method entry: its ``method`` key, else the entry's own name."""
     return (entry or {}).get("method", entry_name)
+
+
+def paper_targets(targets: dict, experiments) -> dict[str, list[str]]:
+    """The targets of ``targets:`` that are a paper, with their experiments: each names experiments
+    only (not ``papers``, which names targets) and is not an experiment's own target (``matrix:
+    [matrix]``). Their names are the report's pages (:func:`report_categories`)."""
+    return {target: [name for name in names if name in experiments] for target, names in targets.items()
+            if target not in experiments and not any(name in targets and name not in experiments for name in names)}
+
+
+def papers_within(targets: dict, experiments) -> dict[str, list[str]]:
+    """The paper targets (:func:`paper_targets`) each target stands for: a paper itself, a target
+    naming targets (``papers``) every paper it names, recursively; in order, without repeats.
+    Call after :func:`expand_targets`, which refuses cycles."""
+    papers = paper_targets(targets, experiments)
+
+    def within(target: str) -> list[str]:
+        if target in papers:
+            return [target]
+        found = [paper for name in targets.get(target, []) if name in targets and name not in experiments
+                 for paper in within(name)]
+        return list(dict.fromkeys(found))
+
+    return {target: within(target) for target in targets}

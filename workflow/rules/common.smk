@@ -11,12 +11,15 @@ from locproj.config import (
     NAME_PATTERN,
     data_file,
     expand_targets,
+    paper_targets,
+    papers_within,
     partition_key,
     replace_experiments,
     report_categories,
     split_path,
 )
 from locproj.errors import UserError, schema_error, user_error_message
+from locproj.fidelity import comparison_outputs, paper_title
 from locproj.experiments import (
     aggregation_inputs,
     check_experiments,
@@ -123,4 +126,24 @@ def target_outputs(experiment):
         output.path
         for output in experiment_outputs(EXPERIMENTS[experiment], experiment)
         if output.target
+    ]
+
+
+# paper target -> experiment -> its comparison.csv, for the papers with published numbers; each
+# such target also draws its fidelity figure (published against ours), first on its report page
+FIDELITY = {
+    paper: comparisons
+    for paper, experiments in paper_targets(
+        config.get("targets", {}), EXPERIMENTS
+    ).items()
+    if (comparisons := comparison_outputs(config, experiments))
+}
+
+
+def fidelity_figures(target):
+    """The fidelity figures a target asks for: its own, or those of the papers it names (`papers`)."""
+    return [
+        f"results/{paper}/fidelity.png"
+        for paper in papers_within(config.get("targets", {}), EXPERIMENTS)[target]
+        if paper in FIDELITY
     ]

@@ -108,9 +108,39 @@ for _experiment, _spec in EXPERIMENTS.items():
             target_outputs(_experiment),
 
 
+# A paper's fidelity figure: its published numbers against ours, from the comparison.csv of each
+# of its experiments (locproj.fidelity); the first section of the paper's report page
+# (subcategories are listed alphabetically: "fidelity" before the experiments' names).
+for _paper, _comparisons in FIDELITY.items():
+
+    rule:
+        name:
+            f"fidelity_{_paper}"
+        input:
+            **_comparisons,
+        output:
+            png=report(
+                f"results/{_paper}/fidelity.png",
+                caption="../report/fidelity.rst",
+                category=_paper,
+                subcategory="fidelity",
+            ),
+            pdf=f"results/{_paper}/fidelity.pdf",
+        log:
+            f"logs/fidelity/{_paper}.log",
+        conda:
+            "../envs/locproj.yaml"
+        params:
+            title=paper_title(_paper),
+            notes={e: experiment_notes(config, e) for e in _comparisons},
+        script:
+            "../scripts/fidelity.py"
+
+
 # A target per paper (config `targets`): every experiment it names, and every experiment of the
-# targets it names (`papers`: all of them; TARGETS, locproj.config.expand_targets). A target
-# named after its one experiment (matrix: [matrix]) is that experiment's own rule above.
+# targets it names (`papers`: all of them; TARGETS, locproj.config.expand_targets), with the
+# papers' fidelity figures. A target named after its one experiment (matrix: [matrix]) is that
+# experiment's own rule above.
 for _target, _experiments in TARGETS.items():
     if _target in EXPERIMENTS:
         continue
@@ -121,3 +151,4 @@ for _target, _experiments in TARGETS.items():
         default_target: False
         input:
             [path for e in _experiments for path in target_outputs(e)],
+            fidelity_figures(_target),

@@ -29,3 +29,27 @@ def mirror() -> Path:
     if not (MIRROR / "MANIFEST.tsv").is_file():
         pytest.skip(f"the data mirror is absent ({MIRROR}); set LOCPROJ_DATA_MIRROR to run this test")
     return MIRROR
+
+
+def _readable_curves(figure) -> list[str]:
+    """Check issue 24's rules for a curve figure and return its legend's labels: one legend, the
+    figure's, lying beside the axes (on none of them); axis labels in words; a note below the axes."""
+    import re
+
+    figure.canvas.draw()
+    renderer = figure.canvas.get_renderer()
+    assert len(figure.legends) == 1 and all(ax.get_legend() is None for ax in figure.axes)
+    legend = figure.legends[0].get_window_extent(renderer)
+    assert not any(legend.overlaps(ax.get_window_extent(renderer)) for ax in figure.axes)
+    for ax in figure.axes:
+        assert re.search(r"[a-z]{4,}", ax.get_xlabel()) and re.search(r"[a-z]{4,}", ax.get_ylabel())
+    [note] = figure.texts
+    lowest_axes = min(ax.get_tightbbox(renderer).y0 for ax in figure.axes)   # tick labels and x label included
+    assert note.get_text() and note.get_window_extent(renderer).y1 < lowest_axes
+    return [text.get_text() for text in figure.legends[0].get_texts()]
+
+
+@pytest.fixture()
+def readable_curves():
+    """:func:`_readable_curves`, for the tests of each protocol's curve figure."""
+    return _readable_curves

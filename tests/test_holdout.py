@@ -256,3 +256,26 @@ def test_the_config_declares_fig11_with_the_olivetti_protocol(config):
     assert "lpk_fig11_olivetti" in config["targets"]["lpk_paper"]
     published = holdout.read_published(ROOT / spec["published"], "lpk_fig11_olivetti")
     assert set(published["dataset"]) == {view_name} and set(published["method"]) <= set(spec["methods"])
+
+
+def test_the_curve_figure_draws_the_svm_as_a_level_and_says_why_curves_end(tmp_path, readable_curves):
+    rows = [("pca", "projection", x, 80.0 + x) for x in (1, 2, 3)] + [("lda", "projection", 1, 85.0)] \
+        + [("gpk", "classifier", x, 88.0) for x in (1, 2)] + [("svm", "raw", x, 90.0) for x in (1, 2, 3)]
+    summary = pd.DataFrame(rows, columns=["method", "kind", "x", "mean_accuracy"]).assign(
+        dataset="d", std_accuracy=1.0, mean_sv=20.0, std_sv=2.0)
+    spec = {"values": [1, 2, 3], "methods": {"pca": {}, "lda": {}, "gpk": {"values": [1, 2]}, "svm": {"method": "raw"}},
+            "labels": {"pca": "SVM after PCA", "lda": "SVM after LDA", "gpk": "GPK", "svm": "SVM (no reduction)"}}
+    published = pd.DataFrame([{"dataset": "d", "method": "gpk", "measure": "accuracy", "kind": "about",
+                               "published": 87.0, "x_min": 1, "x_max": 2, "statistic": "mean", "source": "p"}])
+    figure = holdout.curve_figure("d", summary, spec, published, notes={"d": "a toy"})
+    assert readable_curves(figure) == ["SVM after PCA", "SVM after LDA (ends at r = 1: c − 1)",
+                                       "GPK (ends at r = 2: fitted at r = 1, 2 only)", "SVM (no reduction)"]
+    accuracy, support = figure.axes
+    level = [line for line in support.get_lines() if line.get_label() == "SVM (no reduction)"][0]
+    assert list(level.get_ydata()) == [20.0, 20.0]
+    assert accuracy.get_ylabel() == "test accuracy (%)" and "support vectors" in support.get_ylabel()
+    note = " ".join(figure.texts[0].get_text().split())
+    assert "ten 5×2 CV fold models" in note and "Thick segments" in note and note.endswith("d: a toy")
+    holdout.plot_curves(summary, spec, published, tmp_path / "a")
+    holdout.plot_curves(summary, spec, published, tmp_path / "b")
+    assert (tmp_path / "a" / "curves_d.png").read_bytes() == (tmp_path / "b" / "curves_d.png").read_bytes()

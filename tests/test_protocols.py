@@ -190,6 +190,32 @@ def test_curve_outputs_are_written_beside_the_published_numbers_and_reproducible
     assert "Lowest test error over dimensions" in table and "inner cross-validation" in table
 
 
+def test_the_curve_figure_says_what_it_draws_and_why_a_curve_ends(tmp_path, readable_curves):
+    paths = []
+    for split, (pca, lda) in enumerate([([0.5, 0.3, 0.2, 0.25], [0.4, 0.1]), ([0.6, 0.4, 0.3, 0.35], [0.2, 0.3])]):
+        for method, errors in (("pca", pca), ("lda", lda)):
+            write_result(tmp_path / f"{method}{split}.h5", _result("orl", 3, method, split, errors, 1))
+            paths.append(tmp_path / f"{method}{split}.h5")
+        raw = _result("orl", 3, "raw", split, [0.3], 1)
+        raw.test_error_curve, raw.projected, raw.test_error = None, False, 0.2 + 0.1 * split
+        write_result(tmp_path / f"raw{split}.h5", raw)
+        paths.append(tmp_path / f"raw{split}.h5")
+    results, long = curve.collect(paths)
+    spec = {"methods": {"raw": {}, "pca": {}, "lda": {}}, "labels": {"pca": "PCA", "lda": "LDA", "raw": "pixels"},
+            "p_max": 300}
+    lowest, _ = curve.summarise(results, list(spec["methods"]))
+    figure = curve.curve_figure("orl", curve.curve_summary(long), lowest, spec, notes={"orl": "32x32, not 32x39"})
+    labels = readable_curves(figure)
+    assert labels[:3] == ["pixels (no projection)", "PCA", "LDA (ends at p = 2: c − 1)"]
+    [ax] = figure.axes
+    baseline = [line for line in ax.get_lines() if line.get_label() == "pixels (no projection)"][0]
+    assert list(baseline.get_ydata()) == pytest.approx([25.0, 25.0])           # raw's mean error, flat
+    assert len(ax.collections) == 2 and len(ax.patches) == 1       # the bands of PCA and LDA; raw's ± one std
+    note = " ".join(figure.texts[0].get_text().split())
+    assert "over 2 partitions" in note and "orl: 32x32, not 32x39" in note
+    assert "projections p" in ax.get_xlabel() and ax.get_ylabel() == "1-NN test error (%)"
+
+
 def test_a_result_without_a_curve_reads_back_as_none(tmp_path):
     result = _result("orl", 3, "pca", 0, [0.3, 0.2], 2)
     result.test_error_curve = None

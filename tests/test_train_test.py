@@ -228,3 +228,26 @@ def test_a_crossover_is_where_the_second_method_stays_at_or_below_the_first():
     result = train_test.crossovers(summary, published, spec)
     assert list(result["ours"]) == [5, 5] and list(result["holds"]) == [True, False]
     assert list(result["reason"]) == ["", "why"]
+
+
+def test_the_curve_figure_draws_raw_as_a_level_and_says_why_a_curve_ends(readable_curves):
+    rows = [("pca", "1nn", x, 30.0 / x) for x in (1, 2, 4)] + [("lda", "nm", x, 20.0 + x) for x in (1, 2)] \
+        + [("raw", "1nn", x, 12.0) for x in (1, 2, 4)]
+    summary = pd.DataFrame(rows, columns=["method", "classifier", "x", "mean_error"]).assign(
+        dataset="digits", m=40, std_error=1.5, n_splits=3)
+    spec = {"x": "n_components", "values": [1, 2, 4], "classifiers": CLASSIFIERS,
+            "methods": {"pca": {"classifiers": ["1nn"]}, "lda": {"classifiers": ["nm"]},
+                        "raw": {"classifiers": ["1nn"]}},
+            "labels": {"pca": "PCA", "lda": "Fisher", "raw": "pixels"}, "classifier_labels": {"nm": "nearest mean"}}
+    published = pd.DataFrame({"dataset": ["digits"], "method": ["pca"], "classifier": ["1nn"], "x": [2], "error": [9.0],
+                              "source": ["made up"]})
+    figure = train_test.curve_figure("digits", summary, spec, published, notes={"digits": "bundled"})
+    labels = readable_curves(figure)
+    assert labels == ["PCA + 1nn", "Fisher + nearest mean (ends at m = 2: c − 1)", "pixels + 1nn",
+                      "published value (paper)"]
+    [ax] = figure.axes
+    level = [line for line in ax.get_lines() if line.get_label() == "pixels + 1nn"][0]
+    assert list(level.get_ydata()) == [12.0, 12.0] and list(level.get_xdata()) == [0, 1]   # across the axes
+    assert ax.get_xlabel() == "dimension m" and ax.get_ylabel() == "test error (%)"
+    note = " ".join(figure.texts[0].get_text().split())
+    assert "over 3 repetitions" in note and "×: the paper's value" in note and note.endswith("digits: bundled")

@@ -45,7 +45,8 @@ from .methods import (
 )
 from .methods.linear import LeadingPCA
 
-__all__ = ["MethodSpec", "METHODS", "PLANNED", "estimator_factory", "make_estimator", "max_components", "method_spec"]
+__all__ = ["MethodSpec", "METHODS", "PLANNED", "bound_reason", "estimator_factory", "make_estimator", "max_components",
+           "method_spec"]
 
 
 def _rank_bound(n_samples: int, n_classes: int, n_features: int) -> int:
@@ -240,6 +241,13 @@ def estimator_factory(spec: MethodSpec | str, fixed: dict, pca_first: int | None
         return estimator if not pca_first else Pipeline([("pca", LeadingPCA(n_components=pca_first)),
                                                           ("method", estimator)])
     return new_estimator
+
+
+def bound_reason(name: str) -> str:
+    """Why the built-in method ``name`` has no more projections, for the legend entry of a curve
+    that ends early (:func:`locproj.reporting.stopped_label`): ``c − 1`` for LDA, else the rank."""
+    spec = METHODS.get(name)
+    return "c − 1" if spec is not None and spec.bound is _lda_bound else "rank of the training data"
 
 
 def max_components(name: str, n_samples: int, n_classes: int, n_features: int) -> int:

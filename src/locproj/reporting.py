@@ -184,10 +184,14 @@ def is_colour(value) -> bool:
     return is_color_like(value)
 
 
-def note_below(figure, text: str, width: int, bottom: float) -> None:
-    """Write ``text`` (wrapped at ``width`` characters) under the axes, which are raised to ``bottom``."""
+def note_below(figure, text: str, width: int, bottom: float | None = None) -> None:
+    """Write ``text`` (wrapped at ``width`` characters) under the axes, which are raised to ``bottom``
+    (default: room for the x axis and the note's lines)."""
+    text = textwrap.fill(text, width)
+    if bottom is None:
+        bottom = (0.6 + 0.16 * (text.count("\n") + 1)) / figure.get_figheight()
     figure.subplots_adjust(bottom=bottom)
-    figure.text(0.01, 0.01, textwrap.fill(text, width), fontsize="small")
+    figure.text(0.01, 0.01, text, fontsize="small")
 
 
 def save_figure(figure, stem, formats=("png", "pdf"), dpi=150, tight=False) -> list[Path]:
@@ -223,15 +227,18 @@ def style_axes(ax, *, xlabel: str, ylabel: str, title: str | None = None) -> Non
 
 
 def draw_curve(ax, x, mean, std=None, *, label: str, **line_options):
-    """The mean over splits as a line and, with ``std``, a band of ± one std in the line's colour;
-    returns the line."""
+    """The mean over splits as a line and, with ``std``, a band of ± one std in the line's colour (an
+    error bar for a single point, where a band has no width); returns the line."""
     import numpy as np
 
     x, mean = np.asarray(x, dtype=float), np.asarray(mean, dtype=float)
     line = ax.plot(x, mean, label=label, **{"linewidth": 1, **line_options})[0]
     if std is not None:
         std = np.nan_to_num(np.asarray(std, dtype=float))
-        ax.fill_between(x, mean - std, mean + std, color=line.get_color(), alpha=BAND_ALPHA, linewidth=0)
+        if len(x) == 1:
+            ax.errorbar(x, mean, yerr=std, color=line.get_color(), linewidth=1, capsize=3)
+        else:
+            ax.fill_between(x, mean - std, mean + std, color=line.get_color(), alpha=BAND_ALPHA, linewidth=0)
     return line
 
 
@@ -244,9 +251,12 @@ def draw_reference(ax, level: float, *, label: str, std: float | None = None):
     return line
 
 
-def stopped_label(label: str, last, reason: str | None) -> str:
-    """A legend entry that says why its curve ends early: ``LDA (ends at p = 14: c − 1)``."""
-    return f"{label} (ends at p = {last}: {reason})" if reason else label
+def stopped_label(label: str, last, reason: str | None, symbol: str = "p") -> str:
+    """A legend entry that says why its curve ends early: ``LDA (ends at p = 14: c − 1)``; ``last``
+    a number or a text (``"59, 83"``: one per panel); ``symbol`` is the x axis' letter (``r`` gives
+    ``ends at r = 5``)."""
+    shown = f"{last:g}" if isinstance(last, (int, float)) else last
+    return f"{label} (ends at {symbol} = {shown}: {reason})" if reason else label
 
 
 def method_style(index: int) -> dict:

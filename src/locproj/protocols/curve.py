@@ -133,37 +133,72 @@ def comparison(lowest, by_cv, spec) -> pd.DataFrame:
     return merged.assign(reason=reason)
 
 
-def plot_curves(curves: pd.DataFrame, lowest: pd.DataFrame, out_dir, *, methods_order=None, method_labels=None,
-                notes=None) -> list[Path]:
-    """One figure per dataset, one panel per partition: mean test error (line) ± one std (band)
-    against the dimension, per method, the mean lowest error marked at its mean dimension."""
-    labels = dict(method_labels or {})
+CLASSIFIER_NAMES = {"1nn": "1-NN"}
+
+
+def plot_curves(curves: pd.DataFrame, lowest: pd.DataFrame, out_dir, spec: dict, notes=None) -> list[Path]:
+    """``curve_<dataset>`` per dataset (:func:`curve_figure`), saved with its outside legend."""
     written = []
-    for dataset, per_dataset in curves.groupby("dataset", sort=True):
-        ms = sorted(per_dataset["m"].unique())
-        figure = reporting.new_figure((4.5 * len(ms), 3.4))
-        axes = figure.subplots(1, len(ms), squeeze=False)[0]
-        for ax, m in zip(axes, ms):
-            panel = per_dataset[per_dataset["m"] == m]
-            for method in reporting.ordered(panel["method"], methods_order):
-                line = panel[panel["method"] == method]
-                drawn = ax.plot(line["dim"], line["mean_error"], label=labels.get(method, method), linewidth=1)[0]
-                ax.fill_between(line["dim"], line["mean_error"] - line["std_error"],
-                                line["mean_error"] + line["std_error"], color=drawn.get_color(), alpha=0.15,
-                                linewidth=0)
-                best = lowest[(lowest["dataset"] == dataset) & (lowest["m"] == m) & (lowest["method"] == method)]
-                ax.plot(best["mean_dim"], best["mean_error"], "o", color=drawn.get_color(), markersize=4)
-            ax.set(title=f"{dataset}, {_partition_text(m)}", xlabel="dimension", ylabel="test error (%)")
-        axes[0].legend(fontsize="small")
-        figure.tight_layout()
-        if dataset in (notes or {}):
-            reporting.note_below(figure, f"{dataset}: {notes[dataset]}", width=45 * len(ms), bottom=0.3)
-        written += reporting.save_figure(figure, Path(out_dir) / f"curve_{dataset}")
+    for dataset in sorted(curves["dataset"].unique()):
+        figure = curve_figure(dataset, curves[curves["dataset"] == dataset], lowest[lowest["dataset"] == dataset],
+                              spec, notes)
+        written += reporting.save_figure(figure, Path(out_dir) / f"curve_{dataset}", tight=True)
     return written
 
 
+def curve_figure(dataset: str, curves: pd.DataFrame, lowest: pd.DataFrame, spec: dict, notes=None):
+    """One panel per partition: each method's mean test error ± one std over the partitions against
+    p, its lowest error (the table's) as a dot, a method without projection (``raw``) as a dashed
+    level; one legend beside the panels and a note below saying what is drawn."""
+    ms = sorted(curves["m"].unique())
+    figure = reporting.new_figure((4.8 * len(ms), 4.2))
+    axes = figure.subplots(1, len(ms), squeeze=False)[0]
+    classifier = CLASSIFIER_NAMES.get(spec.get("classifier", "1nn"), spec.get("classifier"))
+    for ax, m in zip(axes, ms):
+        _draw_panel(ax, curves[curves["m"] == m], lowest[lowest["m"] == m], spec)
+        reporting.style_axes(ax, xlabel="number of projections p", ylabel=f"{classifier} test error (%)",
+                             title=f"{dataset}, {_partition_text(m)}")
+    reporting.legend_outside(figure, axes)
+    figure.tight_layout()
+    # the note spans the panels and the legend beside them (about 2.4 inches), 17 characters an inch
+    note = _curve_note(dataset, lowest, spec, classifier, notes)
+    reporting.note_below(figure, note, width=int(17 * (4.8 * len(ms) + 2.4)))
+    return figure
+
+
+def _draw_panel(ax, curves: pd.DataFrame, lowest: pd.DataFrame, spec: dict) -> None:
+    from ..config import registry_method
+    from ..registry import bound_reason
+
+    labels, end = spec.get("labels") or {}, curves["dim"].max()
+    for i, method in enumerate(spec["methods"]):
+        line, best = curves[curves["method"] == method], lowest[lowest["method"] == method]
+        label = labels.get(method, method)
+        if line.empty:         # no projection (raw): one error, the baseline
+            if not best.empty:
+                reporting.draw_reference(ax, best["mean_error"].iloc[0], std=best["std_error"].iloc[0],
+                                         label=f"{label} (no projection)")
+            continue
+        last = line["dim"].max()
+        reason = bound_reason(registry_method(method, spec["methods"][method])) if last < end else None
+        drawn = reporting.draw_curve(ax, line["dim"], line["mean_error"], line["std_error"], color=f"C{i}",
+                                     label=reporting.stopped_label(label, last, reason))
+        ax.plot(best["mean_dim"], best["mean_error"], "o", color=drawn.get_color(), markersize=4)
+    ax.plot([], [], "o", color=reporting.REFERENCE_COLOUR, markersize=4, label="lowest error (table), at its mean p")
+
+
+def _curve_note(dataset: str, lowest: pd.DataFrame, spec: dict, classifier: str, notes) -> str:
+    n_splits = "/".join(str(int(n)) for n in sorted(lowest["n_splits"].unique()))
+    text = (f"Lines: {classifier} test error after the projection to its first p dimensions (refitted with the "
+            f"hyper-parameters chosen by inner cross-validation), mean ± one std over {n_splits} partitions. "
+            "Dots: the table's lowest error over p, each partition's minimum averaged, at the mean of those p "
+            "(below the line: every partition takes its own best p). A line ends where its method has no more "
+            f"projections (p ≤ p_max = {spec.get('p_max', 300)}).")
+    return text + (f" {dataset}: {notes[dataset]}" if dataset in (notes or {}) else "")
+
+
 def _partition_text(m) -> str:
-    return f"{m:g} per class" if float(m).is_integer() else f"{100 * m:g} % of each class"
+    return f"{m:g} training samples per class" if float(m).is_integer() else f"{100 * m:g} % of each class for training"
 
 
 def aggregate_curves(spec: dict, result_paths, out_dir, seed=None, notes=None) -> None:
@@ -178,7 +213,7 @@ def aggregate_curves(spec: dict, result_paths, out_dir, seed=None, notes=None) -
     aggregate.write_comparison(comparison(lowest, by_cv, spec), out_dir, data_notes=notes)
     curves = curve_summary(long)
     reporting.write_text(out_dir / "curves.csv", reporting.frame_to_csv(reporting.with_notes(curves, notes)))
-    plot_curves(curves, lowest, out_dir / "figures", methods_order=methods, method_labels=labels, notes=notes)
+    plot_curves(curves, lowest, out_dir / "figures", spec, notes=notes)
 
 
 class DimensionCurve(SplitProtocol):

@@ -35,7 +35,7 @@ Outputs: ``curves.csv`` (per dataset, method and r: the chosen C, mean validatio
 std test accuracy and % SV, folds), ``<table_name>.csv/.md/.tex`` (a column per method: ``accuracy ±
 std [% SV]``), ``comparison.csv/.md`` (each published statement beside ours, with ``holds`` and the
 configured ``reason`` where it does not) and ``figures/curves_{dataset}`` (accuracy and % SV
-against r, error bars one std, the SVM without reduction as a flat line, the published statements
+against r, a band of ± one std, the SVM without reduction as a flat line, the published statements
 drawn). Accuracies and SV shares are in percent.
 
 Published statements (``config/published/lpk_002.csv``) are rows ``experiment, dataset, method,
@@ -406,53 +406,82 @@ def write_comparison(compared: pd.DataFrame, out_dir, notes=None) -> None:
             rounded[column] = rounded[column].map(lambda v: "" if pd.isna(v) else f"{v:.2f}")
     reporting.write_table_files(out_dir, "comparison", compared, rounded, notes=notes, noted=compared["dataset"])
 
+MEASURE_AXES = {"accuracy": ("mean_accuracy", "std_accuracy", "test accuracy (%)"),
+                 "sv_percent": ("mean_sv", "std_sv", "support vectors (% of the fit part)")}
+PUBLISHED_STYLES = {"value": "-", "about": ":", "lower_bound": "-.", "upper_bound": "--"}
+
+
 def plot_curves(summary: pd.DataFrame, spec: dict, published: pd.DataFrame, stem_dir, notes=None) -> None:
-    """One figure per dataset: accuracy and % SV against r (mean, error bars one std); ``raw`` as a
-    dashed flat line with a band; the published statements as dotted segments over their r range."""
+    """``curves_<dataset>`` per dataset (:func:`curve_figure`), saved with its outside legend."""
+    for dataset, rows in summary.groupby("dataset", sort=False):
+        figure = curve_figure(dataset, rows, spec, published, notes)
+        reporting.save_figure(figure, Path(stem_dir) / f"curves_{dataset}", tight=True)
+
+
+def curve_figure(dataset: str, rows: pd.DataFrame, spec: dict, published: pd.DataFrame, notes=None):
+    """Accuracy and % SV against r: per method the mean ± one std (band) over the fold models, ``raw``
+    (the SVM without reduction) as a dashed level, the published statements as thick segments over
+    their r; one legend beside the panels and a note below saying what is drawn."""
     from matplotlib.ticker import MaxNLocator
 
+    figure = reporting.new_figure((10.5, 4.0))
+    axes = figure.subplots(1, 2)
+    span = (rows["x"].min() - 0.5, rows["x"].max() + 0.5)
     names = dict(spec.get("published_names") or {})
-    for dataset, rows in summary.groupby("dataset", sort=False):
-        figure = reporting.new_figure((10.5, 4.0))
-        axes = figure.subplots(1, 2)
-        x_all = rows["x"]
-        span = (x_all.min() - 0.5, x_all.max() + 0.5)
-        curves = [m for m in spec["methods"] if not rows[rows["method"] == m].empty]
-        for i, method in enumerate(curves):
-            line = rows[rows["method"] == method]
-            dodge = 0.06 * (i - (len(curves) - 1) / 2)     # error bars side by side, not on top
-            for ax, (mean, std) in zip(axes, [("mean_accuracy", "std_accuracy"), ("mean_sv", "std_sv")]):
-                if line["kind"].iloc[0] == "raw":
-                    level, band = line[mean].iloc[0], line[std].iloc[0]
-                    drawn = ax.plot(span, [level] * 2, "k--", linewidth=1, label=_label(spec, method))[0]
-                    ax.fill_between(span, level - band, level + band, color=drawn.get_color(), alpha=0.1, linewidth=0)
-                else:
-                    drawn = ax.errorbar(line["x"] + dodge, line[mean], yerr=line[std], marker="o", markersize=3,
-                                        linewidth=1, capsize=2, label=_label(spec, method))[0]
-                measure = "accuracy" if mean == "mean_accuracy" else "sv_percent"
-                points = published[(published["dataset"] == names.get(dataset, dataset))
-                                   & (published["method"] == method) & (published["measure"] == measure)]
-                for point in points.itertuples(index=False):
-                    low = span[0] if pd.isna(point.x_min) else point.x_min - 0.3
-                    high = span[1] if pd.isna(point.x_max) else point.x_max + 0.3
-                    style = {"value": "-", "about": ":", "lower_bound": "-.", "upper_bound": "--"}[point.kind]
-                    ax.plot([low, high], [point.published] * 2, style, color=drawn.get_color(), linewidth=2.2,
-                            alpha=0.7)
-        for ax, ylabel in zip(axes, ["test accuracy (%)", "support vectors (% of the fit part)"]):
-            ax.set(xlabel=spec.get("x_label", "projected dimension r"), ylabel=ylabel, xlim=span)
-            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-            ax.grid(alpha=0.3)
-        axes[0].set_title(f"{dataset}: accuracy")
-        axes[1].set_title(f"{dataset}: support vectors")
-        axes[1].legend(fontsize="x-small")
-        figure.tight_layout()
-        text = (f"Mean ± one std over {fold_models(spec)} at the C chosen by validation. Published "
-                "statements as thick segments over the r they cover: solid a value, dotted 'about', "
-                "dash-dot a lower bound, dashed an upper one; points shifted sideways a little so that error bars "
-                "do not overlap. "
-                + (f"{dataset}: {notes[dataset]}" if dataset in (notes or {}) else ""))
-        reporting.note_below(figure, text, width=150, bottom=0.27)
-        reporting.save_figure(figure, Path(stem_dir) / f"curves_{dataset}")
+    statements = published[published["dataset"] == names.get(dataset, dataset)]
+    for ax, measure in zip(axes, MEASURE_AXES):
+        _draw_measure(ax, rows, spec, statements[statements["measure"] == measure], measure, span)
+        reporting.style_axes(ax, xlabel=spec.get("x_label", "projected dimension r"), ylabel=MEASURE_AXES[measure][2],
+                             title=f"{dataset}: {'accuracy' if measure == 'accuracy' else 'support vectors'}")
+        ax.set_xlim(span)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    reporting.legend_outside(figure, axes)
+    figure.tight_layout()
+    raw = (rows["kind"] == "raw").any()
+    reporting.note_below(figure, _curve_note(dataset, spec, statements, raw, notes), width=180)
+    return figure
+
+
+def _draw_measure(ax, rows: pd.DataFrame, spec: dict, statements: pd.DataFrame, measure: str, span) -> None:
+    mean, std, _ = MEASURE_AXES[measure]
+    curves = [m for m in spec["methods"] if not rows[rows["method"] == m].empty]
+    for i, method in enumerate(curves):
+        line = rows[rows["method"] == method]
+        if line["kind"].iloc[0] == "raw":
+            drawn = reporting.draw_reference(ax, line[mean].iloc[0], std=line[std].iloc[0], label=_label(spec, method))
+        else:
+            drawn = reporting.draw_curve(ax, line["x"], line[mean], line[std], color=f"C{i}", marker="o",
+                                         markersize=3, label=_stopped(spec, method, line["x"], rows["x"].max()))
+        for point in statements[statements["method"] == method].itertuples(index=False):
+            low = span[0] if pd.isna(point.x_min) else point.x_min - 0.3
+            high = span[1] if pd.isna(point.x_max) else point.x_max + 0.3
+            ax.plot([low, high], [point.published] * 2, PUBLISHED_STYLES[point.kind], color=drawn.get_color(),
+                    linewidth=2.2, alpha=0.7)
+
+
+def _stopped(spec: dict, method: str, xs: pd.Series, end: int) -> str:
+    """The legend entry of a method's curve, saying why it ends before ``end``: the entry runs at
+    fewer r (its own ``values``), or the method has no more projections."""
+    from ..registry import bound_reason
+
+    last, values = int(xs.max()), entry_values(spec, method)
+    if last >= end:
+        reason = None
+    elif last == max(values):
+        reason = "fitted at r = " + ", ".join(str(v) for v in values) + " only"
+    else:
+        reason = bound_reason(registry_method(method, spec["methods"][method]))
+    return reporting.stopped_label(_label(spec, method), last, reason, symbol="r")
+
+
+def _curve_note(dataset: str, spec: dict, statements: pd.DataFrame, raw: bool, notes) -> str:
+    text = f"Lines: mean ± one std (band) over {fold_models(spec)} at the C chosen by validation accuracy."
+    if raw:
+        text += " Dashed level: the SVM without reduction (grey band: its std)."
+    if not statements.empty:
+        text += (" Thick segments: the paper's statements over the r they cover, in the method's colour (solid a "
+                 "value, dotted 'about', dash-dot a lower bound, dashed an upper one).")
+    return text + (f" {dataset}: {notes[dataset]}" if dataset in (notes or {}) else "")
 
 
 def aggregate_holdout(spec: dict, result_paths, out_dir, seed=None, notes=None) -> None:

@@ -268,39 +268,81 @@ def write_comparison(compared: pd.DataFrame, out_dir, notes=None) -> None:
         rounded[column] = rounded[column].map(lambda v: "" if pd.isna(v) else f"{v:.1f}")
     reporting.write_table_files(out_dir, "comparison", compared, rounded, notes=notes, noted=compared["dataset"])
 
+X_LABELS = {"n_components": "dimension m", "n_per_class": "training samples per class n"}
+
+
 def plot_curves(summary: pd.DataFrame, spec: dict, published: pd.DataFrame, stem_dir, notes=None) -> None:
-    """One figure per dataset (module docstring): mean (line) ± one std (band) per curve."""
-    by_classifier = spec.get("panel_by") == "classifier"
+    """``curves_<dataset>`` per dataset (:func:`curve_figure`), saved with its outside legend."""
     for dataset, rows in summary.groupby("dataset", sort=False):
-        panels = list(spec["classifiers"]) if by_classifier else [None]
-        width = 4.2 * len(panels) + 2.8 * (not by_classifier)
-        figure = reporting.new_figure((width, 4.2))
-        axes = figure.subplots(1, len(panels), squeeze=False)[0]
-        for ax, panel in zip(axes, panels):
-            for method, classifier in _curves_in_order(spec):
-                if panel is not None and classifier != panel:
-                    continue
-                line = rows[(rows["method"] == method) & (rows["classifier"] == classifier)]
-                label = spec.get("labels", {}).get(method, method) if by_classifier else _curve_label(
-                    spec, method, classifier)
-                drawn = ax.plot(line["x"], line["mean_error"], marker="o", markersize=2.5, linewidth=1, label=label)[0]
-                ax.fill_between(line["x"], line["mean_error"] - line["std_error"],
-                                line["mean_error"] + line["std_error"], color=drawn.get_color(), alpha=0.15,
-                                linewidth=0)
-                points = published[(published["method"] == method) & (published["classifier"] == classifier)]
-                ax.plot(points["x"], points["error"], "x", color=drawn.get_color(), markersize=7)
-            title = (spec.get("classifier_labels") or {}).get(panel, panel) if panel else dataset
-            ax.set(title=title, xlabel=spec.get("x_label", spec["x"]), ylabel="test error (%)")
-            if spec.get("x_log"):  # ticks at the swept values, written plainly
-                ax.set_xscale("log")
-                ax.set_xticks(spec["values"], [str(v) for v in spec["values"]])
-                ax.minorticks_off()
-            ax.grid(alpha=0.3)
-        axes[0].legend(fontsize="x-small")
-        figure.tight_layout()
-        text = "x: published value. " + (f"{dataset}: {notes[dataset]}" if dataset in (notes or {}) else "")
-        reporting.note_below(figure, text, width=int(14 * width), bottom=0.32)
-        reporting.save_figure(figure, Path(stem_dir) / f"curves_{dataset}")
+        figure = curve_figure(dataset, rows, spec, published, notes)
+        reporting.save_figure(figure, Path(stem_dir) / f"curves_{dataset}", tight=True)
+
+
+def curve_figure(dataset: str, rows: pd.DataFrame, spec: dict, published: pd.DataFrame, notes=None):
+    """A panel per classifier with ``panel_by: classifier``, else one: per curve the mean test error
+    ± one std over the repetitions against ``x``; a ``raw`` curve flat in ``x`` (the dimension) as a
+    dashed level, other ``raw`` curves dashed; published points as ×; one legend beside the panels
+    and a note below saying what is drawn."""
+    by_classifier = spec.get("panel_by") == "classifier"
+    panels = list(spec["classifiers"]) if by_classifier else [None]
+    width = 4.2 * len(panels) + 1.4 * (not by_classifier)
+    figure = reporting.new_figure((width, 4.0))
+    axes = figure.subplots(1, len(panels), squeeze=False)[0]
+    for ax, panel in zip(axes, panels):
+        _draw_panel(ax, rows, spec, published, panel)
+        title = (spec.get("classifier_labels") or {}).get(panel, panel) if panel else dataset
+        reporting.style_axes(ax, xlabel=spec.get("x_label") or X_LABELS[spec["x"]], ylabel="test error (%)",
+                             title=title)
+        if spec.get("x_log"):  # ticks at the swept values, written plainly
+            ax.set_xscale("log")
+            ax.set_xticks(spec["values"], [str(v) for v in spec["values"]])
+            ax.minorticks_off()
+    reporting.legend_outside(figure, axes)
+    figure.tight_layout()
+    # the note spans the panels and the legend beside them (about 2.8 inches), 17 characters an inch
+    reporting.note_below(figure, _curve_note(dataset, rows, spec, published, notes), width=int(17 * (width + 2.8)))
+    return figure
+
+
+def _draw_panel(ax, rows: pd.DataFrame, spec: dict, published: pd.DataFrame, panel: str | None) -> None:
+    from ..registry import bound_reason
+    from ..selection import RAW_METHOD
+
+    lines = {(i, method, classifier): rows[(rows["method"] == method) & (rows["classifier"] == classifier)]
+             for i, (method, classifier) in enumerate(_curves_in_order(spec)) if panel in (None, classifier)}
+    end = max(line["x"].max() for line in lines.values() if not line.empty)
+    for (i, method, classifier), line in lines.items():
+        if line.empty:
+            continue
+        name = registry_method(method, spec["methods"][method])
+        label = (spec.get("labels") or {}).get(method, method) if panel else _curve_label(spec, method, classifier)
+        if name == RAW_METHOD and spec["x"] == "n_components":    # the original data have no dimension to sweep
+            reporting.draw_reference(ax, line["mean_error"].iloc[0], std=line["std_error"].iloc[0], label=label)
+            continue
+        colour = f"C{list(spec['methods']).index(method) if panel else i}"   # a method's colour in every panel
+        last = line["x"].max()
+        reporting.draw_curve(ax, line["x"], line["mean_error"], line["std_error"], color=colour, marker="o",
+                             markersize=2.5, linestyle="--" if name == RAW_METHOD else "-",
+                             label=reporting.stopped_label(label, last, bound_reason(name) if last < end else None,
+                                                           symbol="m"))
+        points = published[(published["method"] == method) & (published["classifier"] == classifier)]
+        ax.plot(points["x"], points["error"], "x", color=colour, markersize=7)
+    if published["method"].isin([method for _, method, _ in lines]).any():
+        ax.plot([], [], "x", color=reporting.REFERENCE_COLOUR, markersize=7, label="published value (paper)")
+
+
+def _curve_note(dataset: str, rows: pd.DataFrame, spec: dict, published: pd.DataFrame, notes) -> str:
+    from ..selection import RAW_METHOD
+
+    n_splits = "/".join(str(int(n)) for n in sorted(rows["n_splits"].unique()))
+    spread = "error bar" if rows["x"].nunique() == 1 else "band"
+    text = (f"Lines: test error, mean ± one std ({spread}) over {n_splits} repetitions (seeded partitions of the "
+            "data into training and test sets), each method fitted with fixed parameters, no cross-validation.")
+    if any(registry_method(name, entry) == RAW_METHOD for name, entry in spec["methods"].items()):
+        text += " Dashed: the classifier on the original data, without projection."
+    if not published.empty:
+        text += " ×: the paper's value."
+    return text + (f" {dataset}: {notes[dataset]}" if dataset in (notes or {}) else "")
 
 
 def crossovers(summary: pd.DataFrame, published: pd.DataFrame, spec: dict) -> pd.DataFrame:

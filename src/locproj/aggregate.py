@@ -405,8 +405,7 @@ def cv_curves_figure(per_dataset: pd.DataFrame, baselines=None, *, methods_order
             "reports the test error at the p CV chose.")
     if data_note:
         note += f" {dataset}: {data_note}"
-    width = 48 * len(ms)
-    note_below(figure, note, width=width, bottom=0.22 + 0.05 * (len(note) // width))
+    note_below(figure, note, width=48 * len(ms))
     return figure
 
 
@@ -416,13 +415,10 @@ def _curve_ends(rows: pd.DataFrame, entry: Mapping, name: str):
     early = sorted({int(p) for p in last[last < rows.groupby("m")["p_max"].max()]})
     if not early:
         return lambda label: label
+    from locproj.registry import bound_reason
+
     fixed = (entry.get("fixed") or {}).get("n_components")
-    if entry.get("method", name) == "lda":
-        reason = "c − 1"
-    elif early == [fixed]:
-        reason = f"its n_components = {fixed}"
-    else:
-        reason = "no more projections on a fold's training data"
+    reason = f"its n_components = {fixed}" if early == [fixed] else bound_reason(entry.get("method", name))
     return lambda label: stopped_label(label, ", ".join(map(str, early)), reason)
 
 

@@ -417,8 +417,10 @@ def _curve_ends(rows: pd.DataFrame, entry: Mapping, name: str):
         return lambda label: label
     from locproj.registry import bound_reason
 
-    fixed = (entry.get("fixed") or {}).get("n_components")
-    reason = f"its n_components = {fixed}" if early == [fixed] else bound_reason(entry.get("method", name))
+    asked = [(entry.get("fixed") or {}).get("n_components"), *(entry.get("grid") or {}).get("n_components", [])]
+    largest = max((n for n in asked if isinstance(n, int) and not isinstance(n, bool)), default=None)
+    reason = (f"its largest n_components, {largest}" if early == [largest]
+              else bound_reason(entry.get("method", name)))
     return lambda label: stopped_label(label, ", ".join(map(str, early)), reason)
 
 

@@ -3,7 +3,8 @@
 Each case runs Snakemake as a user does, on a copy of the workflow with one mistake in an overlay
 config: the exit status is non-zero, the message names the key, its place and the fix, and no
 traceback or line of the pipeline's own code is printed. An internal error keeps its traceback
-(``locproj.workflow.run_rule``). Local-data mistakes are the cases of ``test_own_data.py``.
+(``locproj.workflow.run_rule``). Local-data mistakes are the cases of ``test_own_data.py``; more
+schema messages are checked in-process below.
 """
 
 from __future__ import annotations
@@ -29,15 +30,9 @@ PARSE_CASES = {
         {"experiments": {"llp_table2": {"n_splitz": 2}}},
         ["unknown config key 'n_splitz' under experiments.llp_table2 (did you mean 'n_splits'?)",
          "The keys allowed there: ", "n_folds, n_splits, p_max"]),
-    "unknown method key": (
-        {"experiments": {"llp_table2": {"methods": {"lpp": {"gird": {"n_neighbors": [5]}}}}}},
-        ["unknown config key 'gird' under experiments.llp_table2.methods.lpp (did you mean 'grid'?)"]),
     "value of the wrong type": (
         {"experiments": {"llp_table2": {"n_splits": "two"}}},
         ["config key experiments.llp_table2.n_splits: 'two' is not of type 'integer'"]),
-    "value none of the alternatives": (
-        {"experiments": {"llp_table2": {"splits_per_job": "often"}}},
-        ["experiments.llp_table2.splits_per_job: 'often' is none of: an integer >= 1; 'auto'"]),
     "estimator that cannot be imported": (
         {"experiments": {"llp_table2": {"methods": {"mine": {"estimator": "no_such_module:Mine"}}}}},
         ["experiment 'llp_table2', method 'mine':", "no_such_module"]),
@@ -48,9 +43,6 @@ PARSE_CASES = {
         {"datasets": {"mine": {"format": "sklearn_digits"}},
          "experiments": {"mine": {"datasets": {"mine": [5]}, "methods": {"raw": {}}, "splits_per_job": "auto"}}},
         ["experiment 'mine': dataset 'mine' has no entry in `dataset_sizes`"]),
-    "unknown dataset key": (
-        {"datasets": {"iris": {"label_col": 4}}},
-        ["datasets.iris: unknown key 'label_col' (did you mean 'label_column'?)"]),
 }
 
 
@@ -105,6 +97,26 @@ def test_every_error_a_user_can_fix_is_a_user_error():
 
     for error in (ConfigError, DataError, MethodImportError, SizeError, UnreadableFileError):
         assert issubclass(error, UserError) and issubclass(error, ValueError)   # callers catching ValueError still do
+
+
+@pytest.mark.parametrize("experiment, expected", [
+    ({"methods": {"lpp": {"gird": {"n_neighbors": [5]}}}},
+     "unknown config key 'gird' under experiments.t.methods.lpp (did you mean 'grid'?). The keys allowed there: "),
+    ({"splits_per_job": "often"},
+     "config key experiments.t.splits_per_job: 'often' is none of: an integer >= 1; 'auto'"),
+    ({"datasets": {"d": [0]}}, "config key experiments.t.datasets.d[0]: 0 is none of: an integer >= 1; a number > 0 "
+                               "and < 1; 'holdout'"),
+])
+def test_the_schema_message_names_the_key_its_place_and_what_is_allowed(experiment, expected):
+    """What the pipeline prints for a schema violation (the cases above run Snakemake itself)."""
+    from snakemake.exceptions import WorkflowError
+    from snakemake.utils import validate
+
+    config = {"datasets": {"d": {"format": "sklearn_digits"}},
+              "experiments": {"t": {"datasets": {"d": [5]}, "methods": {"pca": {}}, **experiment}}}
+    with pytest.raises(WorkflowError) as info:
+        validate(config, str(ROOT / "workflow" / "schemas" / "config.schema.yaml"))
+    assert str(schema_error(info.value)).startswith(expected)
 
 
 def test_schema_error_reads_the_violation_that_snakemake_wrapped():

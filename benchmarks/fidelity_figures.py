@@ -14,7 +14,8 @@ import yaml
 
 from locproj.config import expand_targets, paper_targets
 from locproj.experiments import experiment_notes
-from locproj.fidelity import comparison_outputs, paper_fidelity, paper_title
+from locproj.experiments import comparison_outputs
+from locproj.fidelity import paper_fidelity, paper_title
 
 ROOT = Path(__file__).resolve().parents[1]
 

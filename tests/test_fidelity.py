@@ -13,7 +13,8 @@ import pytest
 import yaml
 
 from locproj.config import paper_targets, papers_within
-from locproj.fidelity import comparison_outputs, comparison_points, paper_fidelity, paper_points
+from locproj.experiments import comparison_outputs
+from locproj.fidelity import comparison_points, paper_fidelity, paper_points
 from locproj.reporting import STAND_IN_MARKER, FidelityPoint, fidelity_figure
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -104,3 +104,11 @@ def experiment_notes(config: dict, experiment: str) -> dict[str, str]:
     for name, text in (spec.get("data_notes") or {}).items():
         notes[name] = "; ".join(part for part in (notes.get(name), " ".join(text.split())) if part)
     return notes
+
+
+def comparison_outputs(config: dict, experiments) -> dict[str, str]:
+    """Experiment -> the ``comparison.csv`` its aggregation writes, for those of ``experiments``
+    that compare with published numbers (the inputs of a paper's fidelity figure)."""
+    return {experiment: output.path for experiment in experiments
+            for output in experiment_outputs(config["experiments"][experiment], experiment)
+            if output.name == "comparison_csv"}

@@ -137,16 +137,6 @@ def paper_fidelity(comparisons: dict, stem, *, title: str, notes: dict | None = 
     return draw_fidelity(found.points, stem, title=title, left_out=left_out_text(found, empty), formats=formats)
 
 
-def comparison_outputs(config: dict, experiments) -> dict[str, str]:
-    """Experiment -> the ``comparison.csv`` its aggregation writes, for those of ``experiments``
-    that compare with published numbers."""
-    from .experiments import experiment_outputs
-
-    return {experiment: output.path for experiment in experiments
-            for output in experiment_outputs(config["experiments"][experiment], experiment)
-            if output.name == "comparison_csv"}
-
-
 def paper_title(target: str) -> str:
     """``'LLP: published against ours'`` for the target ``llp_paper``."""
     return f"{target.split('_')[0].upper()}: published against ours"

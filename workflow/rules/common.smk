@@ -19,9 +19,10 @@ from locproj.config import (
     split_path,
 )
 from locproj.errors import UserError, schema_error, user_error_message
-from locproj.fidelity import comparison_outputs, paper_title
+from locproj.fidelity import paper_title
 from locproj.experiments import (
     aggregation_inputs,
+    comparison_outputs,
     check_experiments,
     experiment_notes,
     experiment_outputs,

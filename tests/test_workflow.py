@@ -250,4 +250,5 @@ def test_a_corrupted_file_fails_its_reader_naming_it_and_the_rebuild_command(wor
     logs = "".join(p.read_text() for p in (workdir / "logs").rglob("*.log"))
     assert f"cannot read {'dataset file ' if 'processed' in victim else ''}{victim}" in logs
     assert f"snakemake --cores 1 --force {victim}" in logs
+    assert "Traceback" not in logs and "Traceback" not in result.stderr   # a user error: its message alone
     assert not table.exists()                # no table from a broken input

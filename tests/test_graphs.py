@@ -15,7 +15,7 @@ from locproj.neighbour_graphs import (
     local_scaling_affinity,
     symmetrize,
 )
-from locproj.reconstruction_weights import _KERNEL_BLOCKS_MEMO, lle_weights, local_krr_weights
+from locproj.reconstruction_weights import _KERNEL_BLOCKS_MEMO, _ComponentKernels, lle_weights, local_krr_weights
 
 
 @pytest.fixture
@@ -86,6 +86,19 @@ def test_laplacian_factor_reproduces_the_laplacian():
     np.testing.assert_allclose(E.gram(), E.toarray().T @ E.toarray(), atol=1e-12)
     ring = sparse.csr_array(np.roll(np.eye(300), 1, axis=1) + np.roll(np.eye(300), -1, axis=1))
     assert laplacian_factor(ring) is None                 # one component of 300 points
+
+
+def test_component_kernels_read_every_pair_inside_a_component():
+    rng = np.random.default_rng(6)
+    X = rng.standard_normal((30, 4))
+    y = np.repeat([0, 1, 2], [12, 10, 8])                  # components of three sizes
+    nbhd = kneighbors(X, "all", y)
+    within = _ComponentKernels.if_cheaper(X, nbhd, "rbf", {"gamma": 0.5})
+    assert within is not None
+    rows, cols = nbhd.rows(), nbhd.indices
+    expected = np.exp(-0.5 * np.sum((X[rows] - X[cols]) ** 2, axis=1))
+    np.testing.assert_allclose(within.pairs(rows, cols), expected, rtol=1e-12)
+    np.testing.assert_allclose(within.pairs(rows, rows), 1.0)
 
 
 def test_local_kernel_blocks_are_reused_across_ridges(data):
@@ -189,10 +202,15 @@ def test_auto_regularisation_matches_de_ridder_duin():
 
 
 @pytest.mark.parametrize("kernel, gamma", [("linear", None), ("rbf", 0.3)])
-def test_local_krr_equals_kernel_ridge_on_the_neighbours(data, kernel, gamma):
+@pytest.mark.parametrize("supervised", [True, False])
+def test_local_krr_equals_kernel_ridge_on_the_neighbours(data, kernel, gamma, supervised):
     X, y = data
     lam = 0.7
-    nbhd = kneighbors(X, 5, y)
+    nbhd = kneighbors(X, 5, y if supervised else None)
+    # three classes of 15 (675 kernel entries) against 45 blocks of 5 x 5 (1125): a supervised
+    # graph reads its blocks from the classes' kernel matrices, the connected kNN graph does not
+    within = _ComponentKernels.if_cheaper(X, nbhd, kernel, {} if gamma is None else {"gamma": gamma})
+    assert (within is not None) == supervised
     A = local_krr_weights(X, nbhd, reg=lam, kernel=kernel, gamma=gamma, center=True)
     f = np.random.default_rng(4).standard_normal(len(X))
     o = A @ f

@@ -39,6 +39,7 @@ __all__ = [
     "laplacian",
     "laplacian_factor",
     "BlockDiagonal",
+    "Components",
     "class_block_graph",
     "local_scaling_affinity",
 ]
@@ -285,6 +286,36 @@ _MAX_FACTOR_BLOCK = 256  # largest connected component factored densely by lapla
 
 
 @dataclass(frozen=True)
+class Components:
+    """The connected components of a graph: ``labels[i]`` is point ``i``'s component,
+    ``sizes[c]`` its number of points and ``local[i]`` the position of ``i`` among them
+    (points in index order)."""
+
+    labels: np.ndarray
+    sizes: np.ndarray
+    local: np.ndarray
+
+    @classmethod
+    def of(cls, W) -> Components:
+        """Components of the undirected graph with an edge wherever ``W`` or ``W^T`` has one."""
+        n_components, labels = connected_components(W, directed=False)
+        sizes = np.bincount(labels, minlength=n_components)
+        order = np.argsort(labels, kind="stable")  # points grouped by component
+        local = np.empty(len(labels), dtype=np.int64)
+        local[order] = np.arange(len(labels)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+        return cls(labels=labels, sizes=sizes, local=local)
+
+    def by_size(self):
+        """``(size, components, members)`` for each component size, ascending: ``members[b]``
+        lists the points of ``components[b]`` in index order."""
+        order = np.argsort(self.labels, kind="stable")
+        for size in np.unique(self.sizes):
+            components = np.flatnonzero(self.sizes == size)
+            members = order[np.isin(self.labels[order], components)].reshape(len(components), size)
+            yield int(size), components, members
+
+
+@dataclass(frozen=True)
 class BlockDiagonal:
     """An ``n x n`` block-diagonal matrix, its blocks stacked by size: ``blocks[s][b]`` (an
     ``m x m`` array) sits on the rows and columns ``index[s][b]`` (disjoint; rows in no block are
@@ -328,18 +359,13 @@ def laplacian_factor(W) -> BlockDiagonal | None:
     ``X^T L X`` becomes a rank-k update ``(E X)^T (E X)``: half the work of ``X^T (L X)``.
     """
     W = sparse.coo_array(W)
-    n = W.shape[0]
-    n_components, labels = connected_components(W, directed=False)
-    sizes = np.bincount(labels, minlength=n_components)
-    if sizes.max(initial=0) > _MAX_FACTOR_BLOCK:
+    parts = Components.of(W)
+    if parts.sizes.max(initial=0) > _MAX_FACTOR_BLOCK:
         return None
-    order = np.argsort(labels, kind="stable")  # points grouped by component
-    local = np.empty(n, dtype=np.int64)
-    local[order] = np.arange(n) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    blocks, index = [], []
-    for size in np.unique(sizes):
-        components = np.flatnonzero(sizes == size)
-        slot = np.full(n_components, -1)
+    labels, local = parts.labels, parts.local
+    blocks = []
+    for size, components, members in parts.by_size():
+        slot = np.full(len(parts.sizes), -1)
         slot[components] = np.arange(len(components))
         W_c = np.zeros((len(components), size, size))
         stack = slot[labels[W.row]]
@@ -349,8 +375,8 @@ def laplacian_factor(W) -> BlockDiagonal | None:
         L_c[:, np.arange(size), np.arange(size)] += W_c.sum(axis=2)
         lam, U = np.linalg.eigh(L_c)
         blocks.append(np.sqrt(np.clip(lam, 0.0, None))[:, :, None] * U.transpose(0, 2, 1))
-        index.append(order[np.isin(labels[order], components)].reshape(len(components), size))
-    return BlockDiagonal(blocks=tuple(blocks), index=tuple(index), n=n)
+    index = tuple(members for _, _, members in parts.by_size())
+    return BlockDiagonal(blocks=tuple(blocks), index=index, n=W.shape[0])
 
 
 # --------------------------------------------------------------------------- LDA / LFDA graphs

@@ -22,7 +22,7 @@ from scipy import sparse
 from scipy.linalg import blas
 
 from ._memo import LastInput, remembered
-from .neighbour_graphs import _CHUNK, Neighborhoods, check_finite
+from .neighbour_graphs import _CHUNK, Components, Neighborhoods, check_finite
 
 __all__ = [
     "lle_weights",
@@ -339,15 +339,49 @@ def _local_kernel_blocks(X, nbhd: Neighborhoods, kernel: str, gamma, center: boo
     if kernel == "linear" and center:
         X = X - X.mean(axis=0)
     params = {} if kernel == "linear" else {"gamma": 1.0 / X.shape[1] if gamma is None else gamma}
+    within = _ComponentKernels.if_cheaper(X, nbhd, kernel, params)
     blocks = []
     for chunk, idx in _batches(nbhd):
-        Xn = X[idx]  # (m, k, d)
-        K_i = _batched_kernel(Xn, Xn, kernel, **params)
-        k_i = _batched_kernel(X[chunk][:, None, :], Xn, kernel, **params)[:, 0, :]  # K(x_i, x_j)
+        if within is not None:
+            K_i, k_i = within.pairs(idx[:, :, None], idx[:, None, :]), within.pairs(chunk[:, None], idx)
+        else:
+            Xn = X[idx]  # (m, k, d)
+            K_i = _batched_kernel(Xn, Xn, kernel, **params)
+            k_i = _batched_kernel(X[chunk][:, None, :], Xn, kernel, **params)[:, 0, :]  # K(x_i, x_j)
         for array in (K_i, k_i):
             array.setflags(write=False)
         blocks.append((chunk, K_i, k_i))
     return blocks
+
+
+class _ComponentKernels:
+    """The kernel matrix of each connected component of the neighbourhood graph, stored flat.
+
+    A neighbourhood never leaves its component (a supervised one never leaves its class), so
+    every ``K_i`` and ``k_i`` is a submatrix of its component's kernel matrix: one product per
+    component instead of one per neighbourhood, and no ``(n, k, d)`` copy of the neighbours."""
+
+    def __init__(self, X, parts: Components, kernel: str, params: dict):
+        self.labels, self.local, self.sizes = parts.labels, parts.local, parts.sizes
+        self.offsets = np.concatenate([[0], np.cumsum(parts.sizes**2)[:-1]])
+        self.flat = np.empty(int(np.sum(parts.sizes**2)))
+        for size, components, members in parts.by_size():
+            Xc = X[members]  # (components, size, d)
+            at = self.offsets[components][:, None] + np.arange(size * size)
+            self.flat[at] = _batched_kernel(Xc, Xc, kernel, **params).reshape(len(components), -1)
+
+    @classmethod
+    def if_cheaper(cls, X, nbhd: Neighborhoods, kernel: str, params: dict) -> _ComponentKernels | None:
+        """The component kernels when they hold no more entries than the blocks ``K_i``."""
+        parts = Components.of(nbhd.to_csr(np.ones(len(nbhd.indices))))
+        if np.sum(parts.sizes.astype(float) ** 2) > np.sum(nbhd.counts.astype(float) ** 2):
+            return None
+        return cls(X, parts, kernel, params)
+
+    def pairs(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """``K(x_rows, x_cols)`` (broadcast index arrays, each pair inside one component)."""
+        component = self.labels[rows]
+        return self.flat[self.offsets[component] + self.local[rows] * self.sizes[component] + self.local[cols]]
 
 
 def _batched_kernel(A: np.ndarray, B: np.ndarray, kernel: str, gamma: float | None = None) -> np.ndarray:

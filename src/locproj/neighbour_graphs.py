@@ -363,7 +363,7 @@ def laplacian_factor(W) -> BlockDiagonal | None:
     if parts.sizes.max(initial=0) > _MAX_FACTOR_BLOCK:
         return None
     labels, local = parts.labels, parts.local
-    blocks = []
+    blocks, index = [], []
     for size, components, members in parts.by_size():
         slot = np.full(len(parts.sizes), -1)
         slot[components] = np.arange(len(components))
@@ -375,8 +375,8 @@ def laplacian_factor(W) -> BlockDiagonal | None:
         L_c[:, np.arange(size), np.arange(size)] += W_c.sum(axis=2)
         lam, U = np.linalg.eigh(L_c)
         blocks.append(np.sqrt(np.clip(lam, 0.0, None))[:, :, None] * U.transpose(0, 2, 1))
-    index = tuple(members for _, _, members in parts.by_size())
-    return BlockDiagonal(blocks=tuple(blocks), index=index, n=W.shape[0])
+        index.append(members)
+    return BlockDiagonal(blocks=tuple(blocks), index=tuple(index), n=W.shape[0])
 
 
 # --------------------------------------------------------------------------- LDA / LFDA graphs

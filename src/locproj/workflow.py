@@ -31,3 +31,19 @@ def run_rule(snakemake, main) -> None:
     except Exception:
         log.exception("rule %s failed for %s", snakemake.rule, dict(snakemake.wildcards))
         raise
+
+
+def drop_local_rate_limiter(workflow) -> None:
+    """Let a local run's scheduler plan only when a job finishes (Snakemake's ``onstart`` hook).
+
+    Since Snakemake 8.18 every scheduling round re-arms a timer of one rate-limit timespan
+    (``--max-jobs-per-timespan``) whose expiry starts another round, and every finished job starts
+    one more round, so the timers never die out: after N finished jobs the main process replans
+    N / timespan times a second, each time reading the size of every ready job's inputs
+    (snakemake/snakemake#3804 reports the threads piling up). In the `papers` run it used 58 % of
+    one of the 2 cores after 280 of 787 jobs, and more with every job. A local run has no
+    submission rate to protect, so its limiter is dropped, as Snakemake ran before 8.17; a cluster
+    run keeps it. Results do not depend on it."""
+    scheduler = getattr(workflow, "scheduler", None)
+    if getattr(workflow, "local_exec", False) and getattr(scheduler, "job_rate_limiter", None) is not None:
+        scheduler.job_rate_limiter = None

@@ -19,6 +19,7 @@ from locproj.config import (
     split_path,
 )
 from locproj.errors import UserError, schema_error, user_error_message
+from locproj.workflow import drop_local_rate_limiter
 from locproj.fidelity import paper_title
 from locproj.experiments import (
     aggregation_inputs,
@@ -148,3 +149,9 @@ def fidelity_figures(target):
         for paper in papers_within(config.get("targets", {}), EXPERIMENTS)[target]
         if paper in FIDELITY
     ]
+
+
+# a local run's scheduler plans when a job finishes, not on ever more rate-limit timers
+# (locproj.workflow.drop_local_rate_limiter)
+onstart:
+    drop_local_rate_limiter(workflow)

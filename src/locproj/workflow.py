@@ -36,7 +36,7 @@ def run_rule(snakemake, main) -> None:
 def drop_local_rate_limiter(workflow) -> None:
     """Let a local run's scheduler plan only when a job finishes (Snakemake's ``onstart`` hook).
 
-    Since Snakemake 8.18 every scheduling round re-arms a timer of one rate-limit timespan
+    In Snakemake 9 (not yet in 8.17) every scheduling round re-arms a timer of one rate-limit timespan
     (``--max-jobs-per-timespan``) whose expiry starts another round, and every finished job starts
     one more round, so the timers never die out: after N finished jobs the main process replans
     N / timespan times a second, each time reading the size of every ready job's inputs

@@ -19,8 +19,14 @@ LPP split on 16 busy cores against 85 s on 2), so read the prediction as a lower
     python benchmarks/simulate_schedule.py LOG --cores 2 4 8 16 64
     python benchmarks/simulate_schedule.py --estimate llp_table2      # its cost-sized jobs, no log
 
+A run resumed over several sittings (Snakemake continues where it stopped) is given as the logs of
+its sittings, in order: their finished jobs are replayed as one run (a job cancelled by a stop is left
+out; its rerun in the next sitting counts), and the recorded wall time is the sum of the sittings'.
+
+    python benchmarks/simulate_schedule.py .snakemake/log/*.snakemake.log
+
 Check it on a 2-core run: ``recorded`` on 2 cores against the run's wall time (first start to last
-finish), printed on the first line.
+finish, summed over sittings), printed on the first line.
 """
 
 from __future__ import annotations
@@ -78,6 +84,22 @@ def parse_log(text: str) -> list[Job]:
             pending = None
     finished = [job for job in jobs.values() if job.start is not None and job.end is not None]
     return sorted(finished, key=lambda job: (job.start, job.jobid))
+
+
+def parse_sittings(texts: list[str]) -> tuple[list[Job], float]:
+    """The finished jobs of the logs of one run's sittings, renumbered so that jobids stay unique,
+    and the run's wall time: each sitting's first start to its last finish, summed."""
+    jobs, wall, offset = [], 0.0, 0
+    for text in texts:
+        sitting = parse_log(text)
+        if not sitting:
+            continue
+        wall += max(job.end for job in sitting) - min(job.start for job in sitting)
+        for job in sitting:
+            job.jobid += offset
+        offset = max(job.jobid for job in sitting) + 1
+        jobs += sitting
+    return jobs, wall
 
 
 def dependencies(jobs: list[Job]) -> dict[int, set[int]]:
@@ -147,9 +169,10 @@ def critical_path(jobs: list[Job]) -> float:
     return max(chain_lengths(jobs).values(), default=0.0)
 
 
-def report(jobs: list[Job], cores_list: list[int], recorded: bool = True) -> str:
+def report(jobs: list[Job], cores_list: list[int], wall: float | None = None) -> str:
+    """The table of predicted wall times; ``wall``: the recorded run's (None: estimated jobs)."""
     total = sum(job.seconds * job.threads for job in jobs)      # core-seconds
-    wall = max(job.end for job in jobs) - min(job.start for job in jobs)
+    recorded = wall is not None
     longest = max(jobs, key=lambda job: job.seconds)
     lines = [(f"recorded run: {len(jobs)} jobs, wall {wall / 60:.1f} min, " if recorded else
               f"estimated jobs: {len(jobs)}, ") + f"job time {total / 60:.1f} min, "
@@ -174,7 +197,9 @@ def estimated_jobs(config: dict, experiment: str) -> list[Job]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("log", type=Path, nargs="?", help="a Snakemake log (.snakemake/log/*.snakemake.log)")
+    parser.add_argument("logs", type=Path, nargs="*", metavar="LOG",
+                        help="a Snakemake log (.snakemake/log/*.snakemake.log), or the logs of a resumed "
+                             "run's sittings in order")
     parser.add_argument("--cores", type=int, nargs="+", default=[2, 4, 8, 16, 64])
     parser.add_argument("--estimate", metavar="EXPERIMENT",
                         help="instead of a log: the experiment's fit jobs with the cost model's seconds")
@@ -183,14 +208,15 @@ def main() -> None:
     if args.estimate:
         import yaml
 
-        jobs = estimated_jobs(yaml.safe_load(args.config.read_text()), args.estimate)
-    elif args.log:
-        jobs = parse_log(args.log.read_text())
+        jobs, wall = estimated_jobs(yaml.safe_load(args.config.read_text()), args.estimate), None
+    elif args.logs:
+        jobs, wall = parse_sittings([log.read_text() for log in args.logs])
     else:
         parser.error("give a Snakemake log or --estimate EXPERIMENT")
     if not jobs:
-        raise SystemExit(f"{args.log}: no finished job in this log (is it a Snakemake log of a run?)")
-    print(report(jobs, args.cores, recorded=not args.estimate))
+        raise SystemExit(f"{', '.join(map(str, args.logs))}: no finished job in these logs "
+                         "(are they Snakemake logs of a run?)")
+    print(report(jobs, args.cores, wall))
 
 
 if __name__ == "__main__":

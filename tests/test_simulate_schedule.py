@@ -70,3 +70,20 @@ def test_an_experiments_cost_sized_jobs_can_be_simulated_without_a_log(config):
     total = sum(job.seconds for job in jobs)
     assert simulate_schedule.simulate(jobs, 1, "chain") == pytest.approx(total)
     assert simulate_schedule.simulate(jobs, 16, "chain") < total / 16 + max(job.seconds for job in jobs)
+
+
+def test_a_run_resumed_over_two_sittings_is_replayed_as_one():
+    # sitting 1 ends after a and c; d, started at 10 s, is cancelled by the stop and rerun in sitting 2
+    first = "\n".join(job_lines(0, "a", 1, "data/x.h5", "out/a.h5") + job_lines(0, "c", 3, "data/x.h5", "out/c.h5")
+                      + finished(10, 1) + job_lines(10, "d", 4, "data/x.h5", "out/d.h5") + finished(15, 3))
+    second = "\n".join(job_lines(30, "d", 2, "data/x.h5", "out/d.h5") + job_lines(30, "b", 1, "out/a.h5", "out/b.h5")
+                       + finished(45, 2) + finished(50, 1)
+                       + job_lines(50, "e", 3, "out/b.h5, out/c.h5, out/d.h5", "out/e.h5", threads=2) + finished(55, 3))
+    jobs, wall = simulate_schedule.parse_sittings([first, second])
+    assert [job.rule for job in jobs] == ["a", "c", "b", "d", "e"] and wall == 15 + 25
+    assert len({job.jobid for job in jobs}) == 5                       # jobids renumbered, not reused
+    by_rule = {job.rule: job for job in jobs}
+    needs = simulate_schedule.dependencies(jobs)
+    assert needs[by_rule["b"].jobid] == {by_rule["a"].jobid}           # across the sittings
+    assert needs[by_rule["e"].jobid] == {by_rule[rule].jobid for rule in "bcd"}
+    assert simulate_schedule.simulate(jobs, 2, "chain") == 35          # the same jobs as one run: 40 recorded

@@ -63,7 +63,15 @@ def test_integer_blocks_are_the_rules_of_before(config):
     rules = job_rules(config, "llp_table2")
     assert [rule.name for rule in rules] == ["fit_llp_table2_splits00-09", "fit_llp_table2_splits10-19"]
     assert all(rule.priority == 0 and rule.wildcard_constraints == {"method": r"[A-Za-z0-9_]+"} for rule in rules)
-    assert split_blocks(config, "matrix") == [list(range(10))]
+    assert split_blocks(config, "slle_features") == [list(range(5)), list(range(5, 10))]
+
+
+def cell_of(rule) -> tuple[str, str, str]:
+    """(dataset, partition, method) of a cost-sized rule: the dataset and the method are written in its
+    paths, the partition is its one wildcard, pinned by its constraint."""
+    dataset, method = re.fullmatch(r"results/\w+/([^/]+)/\{partition\}/([^/]+)/split\d+\.h5", rule.output[0]).groups()
+    assert set(rule.wildcard_constraints) == {"partition"}
+    return dataset, rule.wildcard_constraints["partition"].replace("\\", ""), method
 
 
 def test_auto_gives_each_cell_its_own_blocks_costliest_first(config):
@@ -73,17 +81,17 @@ def test_auto_gives_each_cell_its_own_blocks_costliest_first(config):
     assert len({rule.name for rule in rules}) == len(rules)
     covered = {}
     for rule in rules:
-        cell = tuple(rule.wildcard_constraints[key] for key in ("dataset", "partition", "method"))
-        assert all(re.fullmatch(pattern, value) for pattern, value in zip(cell, map(re.escape, cell)))
+        cell = cell_of(rule)
+        assert rule.log.startswith(f"logs/fit/llp_table2/{cell[0]}/{{partition}}/{cell[2]}/")
         for output in rule.output:
             split = int(re.search(r"split(\d+)\.h5$", output)[1])
             assert (cell, split) not in covered
             covered[cell, split] = rule
     cells = {(d, f"m{m}", method) for d, ms in spec["datasets"].items() for m in ms for method in spec["methods"]}
-    assert set(covered) == {(tuple(map(re.escape, cell)), split) for cell in cells for split in range(20)}
+    assert set(covered) == {(cell, split) for cell in cells for split in range(20)}
     for rule in rules:                  # the priority is the job's estimated seconds: costliest first
-        cell = [rule.wildcard_constraints[key] for key in ("dataset", "partition", "method")]
-        assert rule.priority == round(STARTUP_SECONDS + len(rule.output) * split_seconds(config, "llp_table2", *cell))
+        assert rule.priority == round(STARTUP_SECONDS + len(rule.output) * split_seconds(config, "llp_table2",
+                                                                                        *cell_of(rule)))
     per_split = max(rules, key=lambda rule: rule.priority / len(rule.output))
     assert per_split.name.startswith("fit_llp_table2_pie_m30_lpp_") and len(per_split.output) == 1
     yale_raw = [rule for rule in rules if rule.name.startswith("fit_llp_table2_yale_m5_raw_")]

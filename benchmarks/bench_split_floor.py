@@ -17,11 +17,14 @@ Each part is counted once (time inside a nested part goes to the nested one). Be
 floor: as many dense ``scipy.linalg.eigh(A, B)`` calls of the same sizes as the solver made, timed in
 the same run on random symmetric positive definite pairs (``--floor-samples`` per size, scaled to the
 count). ``--profile`` also prints the 25 functions with the most time of their own (cProfile).
+``--table2`` runs split 0 of every cell and method of Table 2 and adds the whole table by part: each
+part's seconds times the experiment's ``n_splits``, in CPU-minutes, beside the floor of all its solves.
 
     snakemake --cores 2 results/splits/pie_m10.h5 results/splits/pie_m20.h5 results/splits/pie_m30.h5 \\
         results/splits/yaleb_m30.h5 --config data_mirror=../shared/datasets
     python benchmarks/bench_split_floor.py                    # PIE m = 10, 20, 30 and YaleB m = 30; LPP, LLP
     python benchmarks/bench_split_floor.py --cells pie:30 --methods lpp --profile
+    python benchmarks/bench_split_floor.py --table2 --floor-samples 1   # every cell: Table 2 by part (7 min)
 """
 
 from __future__ import annotations
@@ -140,11 +143,33 @@ def run_cell(config: dict, root: Path, dataset: str, m: int, method: str, split:
     return total, timer, profiler
 
 
+def table2_cells(config: dict) -> tuple[list[str], list[str]]:
+    """Every dataset:m and every method of Table 2's experiment."""
+    spec = config["experiments"]["llp_table2"]
+    return ([f"{dataset}:{m}" for dataset, ms in spec["datasets"].items() for m in ms], list(spec["methods"]))
+
+
+def table_summary(totals: dict, solves: Counter, split: int, n_splits: int, samples: int) -> list[str]:
+    """Table 2 by part: one split of every cell times ``n_splits``, in CPU-minutes, and the dense floor."""
+    floor = floor_seconds(solves, samples) * n_splits / 60
+    total = sum(totals.values()) * n_splits / 60
+    lines = [f"\n## Table 2 by part: split {split} of every cell x {n_splits} splits (CPU-minutes, in-process)\n",
+             "| part | CPU-min | share |", "|---|---:|---:|"]
+    lines += [f"| {part} | {seconds * n_splits / 60:.1f} | {seconds * n_splits / 60 / total:.0%} |"
+              for part, seconds in totals.items()]
+    lines += [f"| **all** | **{total:.1f}** | |",
+              f"\nfloor: {sum(solves.values()) * n_splits} dense eigh calls of the solvers' sizes, "
+              f"{floor:.1f} CPU-min ({floor / 2:.1f} min on 2 cores); Table 2 in-process / floor = {total / floor:.2f}"]
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--root", default=".", help="the working tree holding data/ and results/splits/")
     parser.add_argument("--cells", nargs="+", default=CELLS, help="dataset:m, e.g. pie:30")
     parser.add_argument("--methods", nargs="+", default=METHODS)
+    parser.add_argument("--table2", action="store_true",
+                        help="every cell and method of Table 2, then the table's CPU-minutes by part")
     parser.add_argument("--split", type=int, default=0)
     parser.add_argument("--floor-samples", type=int, default=3, help="timed dense eigh calls per size")
     parser.add_argument("--profile", action="store_true", help="also print the top of a cProfile")
@@ -153,6 +178,7 @@ def main() -> None:
 
     root = Path(args.root)
     config = yaml.safe_load((root / "config" / "config.yaml").read_text())
+    cells, methods = table2_cells(config) if args.table2 else (args.cells, args.methods)
     # the imports a job pays once, outside the timed splits
     import locproj.experiments, locproj.methods, locproj.protocols.table, locproj.registry  # noqa: E401, F401
     import sklearn.model_selection, sklearn.neighbors  # noqa: E401, F401
@@ -160,16 +186,20 @@ def main() -> None:
               "other"]
     rows = ["| " + " | ".join(header) + " |", "|" + "---|" * 2 + "---:|" * (len(header) - 2)]
     profiles = []
+    totals, all_solves = Counter(), Counter()
     with threadpool_limits(limits=1):
-        for cell in args.cells:
+        for cell in cells:
             dataset, m = cell.split(":")
-            for method in args.methods:
+            for method in methods:
                 total, timer, profiler = run_cell(config, root, dataset, int(m), method, args.split, args.profile)
                 floor = floor_seconds(timer.solves, args.floor_samples)
                 parts = [timer.seconds[part] for part in PARTS]
+                totals.update({**dict(zip(PARTS, parts)), "other": total - sum(parts)})
+                all_solves.update(timer.solves)
                 sizes = ", ".join(f"{count}×{size}{'' if generalized else ' (standard)'}"
                                   for (size, generalized), count in sorted(timer.solves.items()))
-                rows.append(f"| {dataset} m={m} | {method} | {total:.1f} | {floor:.1f} | {total / floor:.2f} | "
+                ratio = f"{total / floor:.2f}" if floor > 0 else "–"
+                rows.append(f"| {dataset} m={m} | {method} | {total:.1f} | {floor:.1f} | {ratio} | "
                             f"{parts[0]:.1f} | {sizes} | " + " | ".join(f"{s:.1f}" for s in parts[1:])
                             + f" | {total - sum(parts):.1f} |")
                 print(rows[-1], flush=True)
@@ -179,8 +209,10 @@ def main() -> None:
                     profiles.append(f"\n## {dataset} m={m} {method}: cProfile, 25 functions by own time\n"
                                     + text.getvalue())
     print("\n".join(rows))
+    if args.table2:
+        n_splits = config["experiments"]["llp_table2"]["n_splits"]
+        print("\n".join(table_summary(dict(totals), all_solves, args.split, n_splits, args.floor_samples)))
     print("\n".join(profiles))
-
 
 if __name__ == "__main__":
     os.environ.setdefault("OMP_NUM_THREADS", "1")

@@ -27,6 +27,14 @@ out; its rerun in the next sitting counts), and the recorded wall time is the su
 
 Check it on a 2-core run: ``recorded`` on 2 cores against the run's wall time (first start to last
 finish, summed over sittings), printed on the first line.
+
+``--reblock EXPERIMENT`` replays the run with that experiment's fit jobs as the config now blocks them
+(``splits_per_job: auto``): each new job the recorded seconds of its splits (``cv_seconds +
+fit_seconds`` in the run's result files, under ``--results``) plus the start-up of one process
+(``locproj.job_costs.STARTUP_SECONDS``), in place of the run's own blocks.
+
+    python benchmarks/simulate_schedule.py ../papers_run/.snakemake/log/*.log --reblock matrix \\
+        --results ../papers_run
 """
 
 from __future__ import annotations
@@ -195,6 +203,48 @@ def estimated_jobs(config: dict, experiment: str) -> list[Job]:
             for index, rule in enumerate(job_rules(config, experiment))]
 
 
+def reblocked(jobs: list[Job], blocks: list[tuple[str, list[str]]], split_seconds) -> list[Job]:
+    """``jobs`` with the jobs that wrote the files of ``blocks`` ((rule, outputs) per new job) replaced
+    by one job per block: the inputs of the jobs it replaces, ``split_seconds(path)`` per output plus
+    one start-up. A new job takes the place in the run's order of the first job it replaces."""
+    from locproj.job_costs import STARTUP_SECONDS
+
+    writer = {path: job for job in jobs for path in job.outputs}
+    replaced = {id(writer[path]) for _, outputs in blocks for path in outputs}
+    position = {id(job): index for index, job in enumerate(jobs)}
+    new, next_id = [], max(job.jobid for job in jobs) + 1
+    for rule, outputs in blocks:
+        old = sorted({id(writer[path]): writer[path] for path in outputs}.values(), key=lambda j: position[id(j)])
+        seconds = STARTUP_SECONDS + sum(split_seconds(path) for path in outputs)
+        inputs = sorted({path for job in old for path in job.inputs})
+        new.append((position[id(old[0])], Job(jobid=next_id, rule=rule, inputs=inputs, outputs=list(outputs),
+                                               start=0.0, end=seconds)))
+        next_id += 1
+    kept = [(index, job) for index, job in enumerate(jobs) if id(job) not in replaced]
+    return [job for _, job in sorted(kept + new, key=lambda pair: pair[0])]
+
+
+def cost_sized_blocks(config: dict, experiment: str) -> list[tuple[str, list[str]]]:
+    """(rule name, output files) of every fit job of ``experiment`` as ``splits_per_job: auto`` sizes
+    them (the partition, a cell rule's one wildcard, filled in from its constraint)."""
+    from locproj.experiments import job_rules
+
+    if config["experiments"][experiment].get("splits_per_job") != "auto":
+        raise SystemExit(f"--reblock {experiment}: its splits_per_job is not auto in the config")
+    return [(rule.name, [path.replace("{partition}", rule.wildcard_constraints["partition"].replace("\\", ""))
+                         for path in rule.output]) for rule in job_rules(config, experiment)]
+
+
+def recorded_split_seconds(root: Path):
+    """``path -> cv_seconds + fit_seconds`` of the result file ``root / path``."""
+    import h5py
+
+    def seconds(path: str) -> float:
+        with h5py.File(root / path, "r") as result:
+            return float(result.attrs["cv_seconds"] + result.attrs["fit_seconds"])
+    return seconds
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("logs", type=Path, nargs="*", metavar="LOG",
@@ -204,6 +254,10 @@ def main() -> None:
     parser.add_argument("--estimate", metavar="EXPERIMENT",
                         help="instead of a log: the experiment's fit jobs with the cost model's seconds")
     parser.add_argument("--config", type=Path, default=Path("config/config.yaml"))
+    parser.add_argument("--reblock", metavar="EXPERIMENT",
+                        help="replay the log with EXPERIMENT's fit jobs in the config's cost-sized blocks")
+    parser.add_argument("--results", type=Path, default=Path("."),
+                        help="the run's working tree, whose result files give --reblock its split times")
     args = parser.parse_args()
     if args.estimate:
         import yaml
@@ -216,6 +270,12 @@ def main() -> None:
     if not jobs:
         raise SystemExit(f"{', '.join(map(str, args.logs))}: no finished job in these logs "
                          "(are they Snakemake logs of a run?)")
+    if args.reblock:
+        import yaml
+
+        blocks = cost_sized_blocks(yaml.safe_load(args.config.read_text()), args.reblock)
+        jobs = reblocked(jobs, blocks, recorded_split_seconds(args.results))
+        print(f"{args.reblock}'s fit jobs re-blocked by cost: {len(blocks)} jobs")
     print(report(jobs, args.cores, wall))
 
 

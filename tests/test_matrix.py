@@ -294,7 +294,7 @@ def test_the_dry_run_lists_a_fit_job_for_every_method_and_dataset(tmp_path, vali
         cwd=work, capture_output=True, text=True, timeout=600,
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    jobs = set(re.findall(r"wildcards: dataset=(\w+), partition=(m\d+), method=(\w+)", result.stdout))
+    jobs = set(re.findall(r"output: results/matrix/(\w+)/(m\d+)/(\w+)/split\d+\.h5", result.stdout))
     spec = validated["experiments"]["matrix"]
     expected = {(d, f"m{m}", method)
                 for d, sizes in spec["datasets"].items() for m in sizes for method in spec["methods"]}

@@ -87,3 +87,14 @@ def test_a_run_resumed_over_two_sittings_is_replayed_as_one():
     assert needs[by_rule["b"].jobid] == {by_rule["a"].jobid}           # across the sittings
     assert needs[by_rule["e"].jobid] == {by_rule[rule].jobid for rule in "bcd"}
     assert simulate_schedule.simulate(jobs, 2, "chain") == 35          # the same jobs as one run: 40 recorded
+
+
+def test_reblocking_replaces_the_jobs_that_wrote_a_block_by_one_of_their_split_times_plus_a_start_up(jobs):
+    from locproj.job_costs import STARTUP_SECONDS
+
+    merged = simulate_schedule.reblocked(jobs, [("cd", ["out/c.h5", "out/d.h5"])], lambda path: 4.0)
+    assert [job.rule for job in merged] == ["a", "cd", "b", "e"]        # in c's place
+    cd = merged[1]
+    assert cd.seconds == STARTUP_SECONDS + 8.0 and cd.inputs == ["data/x.h5"]
+    assert simulate_schedule.dependencies(merged)[5] == {2, cd.jobid}   # e now waits for b and cd
+    assert simulate_schedule.simulate(merged, 2, "recorded") == 30 + 5

@@ -214,6 +214,7 @@ def main() -> None:
         print("\n".join(table_summary(dict(totals), all_solves, args.split, n_splits, args.floor_samples)))
     print("\n".join(profiles))
 
+
 if __name__ == "__main__":
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     main()

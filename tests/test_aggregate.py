@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from locproj.aggregate import (
+from locproj.error_tables import (
     collect,
     collect_cv_curves,
     cv_curves_figure,

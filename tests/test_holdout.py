@@ -13,7 +13,7 @@ from sklearn.svm import SVC
 from locproj.data import derive_view, holdout_split
 from locproj.data.prepare import Dataset, stratified_sample
 from locproj.registry import estimator_factory
-from locproj.protocols import holdout
+from locproj.protocols import holdout_curve
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -28,8 +28,8 @@ def _toy(n=90, d=5, seed=0):
 def _run(method, values, grid=(0.01, 1.0), fixed=None, n=90):
     X, y = _toy(n)
     train, test, folds = holdout_split(y, seed=3)
-    job = {"kind": holdout.method_kind(method), "values": values, "C_values": list(grid)}
-    out = holdout.run_holdout(job, estimator_factory(method, fixed or {}), X, y, folds, test, [7] * len(folds))
+    job = {"kind": holdout_curve.method_kind(method), "values": values, "C_values": list(grid)}
+    out = holdout_curve.run_holdout(job, estimator_factory(method, fixed or {}), X, y, folds, test, [7] * len(folds))
     return X, y, test, folds, out
 
 
@@ -47,7 +47,7 @@ def test_the_chosen_C_and_the_reported_statistics_equal_a_hand_computation():
     grid = (0.01, 1.0)
     X, y, test, folds, out = _run("pca", [1, 2], grid)
     assert out["val_accuracy"].shape == (2, 2, 10)
-    summary = holdout.curve_summary(_long(out, [1, 2], grid))
+    summary = holdout_curve.curve_summary(_long(out, [1, 2], grid))
     for t, r in enumerate([1, 2]):
         validation, tested, support = np.zeros((2, 10)), np.zeros((2, 10)), np.zeros((2, 10))
         for k, (fit, val) in enumerate(folds):
@@ -71,7 +71,7 @@ def test_the_chosen_C_and_the_reported_statistics_equal_a_hand_computation():
 def test_ties_in_validation_accuracy_go_to_the_smaller_C():
     long = pd.DataFrame({"dataset": "d", "method": "m", "kind": "raw", "x": 1, "C": [0.1, 0.1, 10.0, 10.0, 1.0, 1.0],
                          "fold": [0, 1] * 3, "val_accuracy": [0.5, 0.7, 0.6, 0.6, 0.4, 0.4]})
-    chosen = holdout.choose_C(long)
+    chosen = holdout_curve.choose_C(long)
     assert chosen["C"].tolist() == [0.1] and chosen["mean_validation"].iloc[0] == pytest.approx(60.0)
 
 
@@ -83,7 +83,7 @@ def test_the_aggregated_mean_and_std_are_over_the_fold_models_at_the_chosen_C():
     validation[0, 2] = 0.9                                  # C = 100 wins
     out = {"val_accuracy": validation, "test_accuracy": test_accuracy, "sv_percent": sv,
            "fit_seconds": np.ones((1, 3, 10)), "n_svm_solves": np.ones((1, 3, 10))}
-    row = holdout.curve_summary(_long(out, [4], (1.0, 10.0, 100.0))).iloc[0]
+    row = holdout_curve.curve_summary(_long(out, [4], (1.0, 10.0, 100.0))).iloc[0]
     assert row["C"] == 100.0
     assert row["mean_accuracy"] == pytest.approx(100 * test_accuracy[0, 2].mean())
     assert row["std_accuracy"] == pytest.approx(100 * test_accuracy[0, 2].std(ddof=1))
@@ -115,7 +115,7 @@ def test_an_r_beyond_the_method_is_left_empty():
     X, y = _toy()
     train, test, folds = holdout_split(y, seed=3)
     job = {"kind": "projection", "values": [2, 6], "C_values": [1.0]}
-    out = holdout.run_holdout(job, estimator_factory("pca", {}), X, y, folds, test, [0] * 10, limit=5)
+    out = holdout_curve.run_holdout(job, estimator_factory("pca", {}), X, y, folds, test, [0] * 10, limit=5)
     assert np.isfinite(out["test_accuracy"][0]).all() and np.isnan(out["test_accuracy"][1]).all()
 
 
@@ -142,7 +142,7 @@ def test_published_values_about_and_lower_bounds_are_compared_as_the_paper_words
          "x_min": pd.NA, "x_max": pd.NA, "statistic": "at", "source": ""},
     ])
     spec = {"reasons": [{"reason": "generic"}, {"method": "s", "reason": "the SVM's"}]}
-    compared = holdout.comparison(_summary(), spec, published)
+    compared = holdout_curve.comparison(_summary(), spec, published)
     assert compared["ours"].tolist() == pytest.approx([80.0, 80.0, 88.0, 5.0, 86.0, 88.0])
     assert compared["holds"].tolist() == [True, False, True, False, True, False]
     assert compared["reason"].tolist() == ["", "generic", "", "generic", "", "the SVM's"]
@@ -174,15 +174,15 @@ def test_a_sampling_view_draws_from_the_relabelled_data_and_records_the_sources(
 def test_the_spec_check_names_the_bad_key():
     spec = {"datasets": {"d": ["holdout"]}, "values": [1, 2], "methods": {"pca": {}, "g": {"values": [3, 1]}}}
     with pytest.raises(ValueError, match="method 'g'"):
-        holdout.check_spec(spec)
+        holdout_curve.check_spec(spec)
     with pytest.raises(ValueError, match="takes \\[holdout\\]"):
-        holdout.check_spec({**spec, "datasets": {"d": [5]}, "methods": {"pca": {}}})
+        holdout_curve.check_spec({**spec, "datasets": {"d": [5]}, "methods": {"pca": {}}})
     with pytest.raises(ValueError, match="swept"):
-        holdout.check_spec({**spec, "methods": {"gpk": {"fixed": {"C": 1}}}})
-    assert holdout.value_blocks({"values": [1, 2, 3], "values_per_job": 2, "methods": {"svm": {"method": "raw"},
+        holdout_curve.check_spec({**spec, "methods": {"gpk": {"fixed": {"C": 1}}}})
+    assert holdout_curve.value_blocks({"values": [1, 2, 3], "values_per_job": 2, "methods": {"svm": {"method": "raw"},
                                                                                           "pca": {}}}, "pca") \
         == [[1, 2], [3]]
-    assert holdout.value_blocks({"values": [1, 2, 3], "values_per_job": 2, "methods": {"svm": {"method": "raw"}}},
+    assert holdout_curve.value_blocks({"values": [1, 2, 3], "values_per_job": 2, "methods": {"svm": {"method": "raw"}}},
                                 "svm") == [[1, 2, 3]]
 
 
@@ -225,36 +225,38 @@ def test_pca_first_fits_a_pca_on_each_fold_before_the_projection():
     X, y = _toy(d=12)
     _, test, folds = holdout_split(y, seed=3)
     job = {"kind": "projection", "values": [2], "C_values": [1.0], "pca_first": 6}
-    out = holdout.run_holdout(job, estimator_factory("pca", {}), X, y, folds, test, [0] * 10)
+    out = holdout_curve.run_holdout(job, estimator_factory("pca", {}), X, y, folds, test, [0] * 10)
     # PCA to 6 then PCA to 2 spans the first two principal directions: the same as PCA to 2 directly
-    direct = holdout.run_holdout({**job, "pca_first": None}, estimator_factory("pca", {}), X, y, folds, test, [0] * 10)
+    direct = holdout_curve.run_holdout({**job, "pca_first": None}, estimator_factory("pca", {}), X, y, folds, test,
+                                       [0] * 10)
     assert np.allclose(out["test_accuracy"], direct["test_accuracy"])
     fit, validation = folds[0]
     Z = PCA(6).fit(X[fit]).transform(X)
     svm = SVC(kernel="linear", C=1.0).fit(PCA(2).fit(Z[fit]).transform(Z[fit]), y[fit])
     assert out["test_accuracy"][0, 0, 0] == pytest.approx(svm.score(PCA(2).fit(Z[fit]).transform(Z[test]), y[test]))
     with pytest.raises(ValueError, match="pca_first must be an int >= its largest r"):
-        holdout.check_spec({"datasets": {"d": ["holdout"]}, "values": [1, 5], "methods": {"lfda": {"pca_first": 3}}})
+        holdout_curve.check_spec({"datasets": {"d": ["holdout"]}, "values": [1, 5],
+                                  "methods": {"lfda": {"pca_first": 3}}})
 
 
 def test_an_upper_bound_holds_when_our_statistic_is_not_above_it():
     published = pd.DataFrame([
         {"dataset": "d", "method": "a", "measure": "accuracy", "kind": "upper_bound", "published": value,
          "x_min": pd.NA, "x_max": pd.NA, "statistic": "max", "source": ""} for value in (96.0, 89.0)])
-    compared = holdout.comparison(_summary(), {"reasons": [{"reason": "r"}]}, published)
+    compared = holdout_curve.comparison(_summary(), {"reasons": [{"reason": "r"}]}, published)
     assert compared["holds"].tolist() == [True, False]
 
 
 def test_the_config_declares_fig11_with_the_olivetti_protocol(config):
     spec = config["experiments"]["lpk_fig11_olivetti"]
-    holdout.check_spec(spec)
+    holdout_curve.check_spec(spec)
     assert spec["by_group"] == {"test_per_group": 2, "n_folds": 8}          # §6.3: 80 test images, 8 folds
     assert spec["methods"]["lfda"]["pca_first"] == 100                      # §6.3: PCA to 100 before LFDA
     (view_name,) = spec["datasets"]
     view, gender = config["views"][view_name], config["views"]["olivetti_gender"]
     assert view["relabel"] == gender["relabel"] and view["dataset"] == gender["dataset"]
     assert "lpk_fig11_olivetti" in config["targets"]["lpk_paper"]
-    published = holdout.read_published(ROOT / spec["published"], "lpk_fig11_olivetti")
+    published = holdout_curve.read_published(ROOT / spec["published"], "lpk_fig11_olivetti")
     assert set(published["dataset"]) == {view_name} and set(published["method"]) <= set(spec["methods"])
 
 
@@ -267,7 +269,7 @@ def test_the_curve_figure_draws_the_svm_as_a_level_and_says_why_curves_end(tmp_p
             "labels": {"pca": "SVM after PCA", "lda": "SVM after LDA", "gpk": "GPK", "svm": "SVM (no reduction)"}}
     published = pd.DataFrame([{"dataset": "d", "method": "gpk", "measure": "accuracy", "kind": "about",
                                "published": 87.0, "x_min": 1, "x_max": 2, "statistic": "mean", "source": "p"}])
-    figure = holdout.curve_figure("d", summary, spec, published, notes={"d": "a toy"})
+    figure = holdout_curve.curve_figure("d", summary, spec, published, notes={"d": "a toy"})
     assert readable_curves(figure) == ["SVM after PCA", "SVM after LDA (ends at r = 1: c − 1)",
                                        "GPK (ends at r = 2: fitted at r = 1, 2 only)", "SVM (no reduction)"]
     accuracy, support = figure.axes
@@ -276,6 +278,6 @@ def test_the_curve_figure_draws_the_svm_as_a_level_and_says_why_curves_end(tmp_p
     assert accuracy.get_ylabel() == "test accuracy (%)" and "support vectors" in support.get_ylabel()
     note = " ".join(figure.texts[0].get_text().split())
     assert "ten 5×2 CV fold models" in note and "Thick segments" in note and note.endswith("d: a toy")
-    holdout.plot_curves(summary, spec, published, tmp_path / "a")
-    holdout.plot_curves(summary, spec, published, tmp_path / "b")
+    holdout_curve.plot_curves(summary, spec, published, tmp_path / "a")
+    holdout_curve.plot_curves(summary, spec, published, tmp_path / "b")
     assert (tmp_path / "a" / "curves_d.png").read_bytes() == (tmp_path / "b" / "curves_d.png").read_bytes()

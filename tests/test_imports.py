@@ -108,7 +108,7 @@ def cycles(graph) -> list[list[str]]:
 
 def test_the_project_imports_one_way_without_cycles():
     graph = import_graph(project_sources())
-    assert "locproj.experiments" in graph and "locproj.protocols.table" in graph
+    assert "locproj.experiments" in graph and "locproj.protocols.cv_table" in graph
     assert upward_imports(graph) == []
     assert cycles(graph) == []
 
@@ -122,10 +122,10 @@ def test_a_back_import_is_caught():
     """The check fails on a deliberately added back-import: a protocol importing the engine (as
     protocols once imported ``write_metadata`` from it), and a library module importing a protocol."""
     sources = project_sources()
-    back = {**sources, "locproj.protocols.table": sources["locproj.protocols.table"]
+    back = {**sources, "locproj.protocols.cv_table": sources["locproj.protocols.cv_table"]
             + "\n\ndef _late():\n    from ..experiments import check_experiments\n"}
     assert upward_imports(import_graph(back)) == [
-        "locproj.protocols.table (protocol) -> locproj.experiments (engine)"]
+        "locproj.protocols.cv_table (protocol) -> locproj.experiments (engine)"]
     down = {**sources, "locproj.reporting": sources["locproj.reporting"] + "\nfrom locproj.protocols import ranks\n"}
     assert upward_imports(import_graph(down)) == ["locproj.reporting (library) -> locproj.protocols.ranks (protocol)"]
 

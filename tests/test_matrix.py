@@ -17,7 +17,7 @@ import pytest
 import yaml
 from scipy.stats import friedmanchisquare
 
-from locproj.aggregate import summarise
+from locproj.error_tables import summarise
 from locproj.protocols import ranks
 from locproj.selection import SplitResult, write_result
 
@@ -34,7 +34,7 @@ MATRIX_DATASETS = ["yale", "orl", "umist", "yaleb", "pie", "olivetti_32", "usps"
 
 
 def summary_of(errors: dict) -> pd.DataFrame:
-    """A :func:`locproj.aggregate.summarise`-like frame from ``{(dataset, m): {method: error}}``."""
+    """A :func:`locproj.error_tables.summarise`-like frame from ``{(dataset, m): {method: error}}``."""
     return pd.DataFrame([{"dataset": d, "m": m, "method": method, "mean_error": e}
                          for (d, m), row in errors.items() for method, e in row.items()])
 
@@ -166,7 +166,7 @@ def test_write_ranks_gives_ranks_friedman_the_diagram_and_timing(tmp_path):
                     error = level[method] + rng.uniform(0, 0.02)
                     write_result(path, fake_result(dataset, m, method, split, error, seconds[method]))
                     paths.append(path)
-    from locproj.aggregate import collect
+    from locproj.error_tables import collect
     summary = summarise(collect(paths), ["A", "B", "C"])
     out = tmp_path / "out"
     written = ranks.write_ranks(summary, paths, out, methods_order=["A", "B", "C"], method_labels={"A": "alpha"},

@@ -13,7 +13,7 @@ from locproj.data import per_class_splits
 from locproj.config import partition_key, partition_size, split_path
 from locproj.experiments import aggregate_experiment, job_config
 from locproj.methods import LocallyEmbeddedAnalysis
-from locproj.protocols import curve, protocol_of
+from locproj.protocols import dimension_curve, protocol_of
 from locproj.selection import SplitResult, read_result, run_split, write_result
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -151,8 +151,8 @@ def curve_files(tmp_path):
 
 
 def test_the_lowest_error_is_the_mean_of_each_partitions_minimum_and_first_arg_min(curve_files):
-    results, long = curve.collect(curve_files)
-    lowest, by_cv = curve.summarise(results, ["pca", "lea"])
+    results, long = dimension_curve.collect(curve_files)
+    lowest, by_cv = dimension_curve.summarise(results, ["pca", "lea"])
     row = lowest.set_index("method")
     assert row.loc["pca", "mean_error"] == pytest.approx(100 * (0.2 + 0.1) / 2)
     assert row.loc["pca", "mean_dim"] == pytest.approx((3 + 3) / 2)        # the first of the tied minima
@@ -162,7 +162,7 @@ def test_the_lowest_error_is_the_mean_of_each_partitions_minimum_and_first_arg_m
     assert honest.loc["pca", "mean_error"] == pytest.approx(100 * (0.2 + 0.4) / 2)
     assert honest.loc["pca", "mean_dim"] == pytest.approx(3)
     assert set(lowest["m"]) == {0.25}                                   # a fraction stays a fraction
-    table = curve.curve_summary(long).set_index(["method", "dim"])
+    table = dimension_curve.curve_summary(long).set_index(["method", "dim"])
     assert table.loc[("pca", 3), "mean_error"] == pytest.approx(15.0)
     assert table.loc[("lea", 3), "n_splits"] == 2
 
@@ -200,11 +200,12 @@ def test_the_curve_figure_says_what_it_draws_and_why_a_curve_ends(tmp_path, read
         raw.test_error_curve, raw.projected, raw.test_error = None, False, 0.2 + 0.1 * split
         write_result(tmp_path / f"raw{split}.h5", raw)
         paths.append(tmp_path / f"raw{split}.h5")
-    results, long = curve.collect(paths)
+    results, long = dimension_curve.collect(paths)
     spec = {"methods": {"raw": {}, "pca": {}, "lda": {}}, "labels": {"pca": "PCA", "lda": "LDA", "raw": "pixels"},
             "p_max": 300}
-    lowest, _ = curve.summarise(results, list(spec["methods"]))
-    figure = curve.curve_figure("orl", curve.curve_summary(long), lowest, spec, notes={"orl": "32x32, not 32x39"})
+    lowest, _ = dimension_curve.summarise(results, list(spec["methods"]))
+    figure = dimension_curve.curve_figure("orl", dimension_curve.curve_summary(long), lowest, spec,
+                                          notes={"orl": "32x32, not 32x39"})
     labels = readable_curves(figure)
     assert labels[:3] == ["pixels (no projection)", "PCA", "LDA (ends at p = 2: c − 1)"]
     [ax] = figure.axes

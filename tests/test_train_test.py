@@ -15,7 +15,7 @@ from sklearn.neighbors import KNeighborsClassifier, NearestCentroid
 from locproj.data import per_class_splits
 from locproj.experiments import aggregate_experiment, job_config
 from locproj.registry import estimator_factory
-from locproj.protocols import train_test
+from locproj.protocols import train_test_curve
 
 CLASSIFIERS = {"ldc": {"classifier": "ldc"}, "1nn": {"classifier": "1nn"}, "nm": {"classifier": "nearest_mean"}}
 
@@ -37,7 +37,7 @@ def pca_factory(params):
 
 def test_the_dimension_sweep_equals_a_fit_per_dimension(digits):
     X_train, y_train, X_test, y_test = digits
-    result = train_test.run_repetition(job("n_components", [1, 3, 8]), pca_factory, X_train, y_train, X_test,
+    result = train_test_curve.run_repetition(job("n_components", [1, 3, 8]), pca_factory, X_train, y_train, X_test,
                                        y_test, seed=1)
     for t, m in enumerate([1, 3, 8]):
         pca = PCA(n_components=m, svd_solver="full").fit(X_train)
@@ -53,38 +53,38 @@ def test_the_dimension_sweep_equals_a_fit_per_dimension(digits):
 def test_a_method_with_fewer_columns_has_no_error_beyond_them(digits):
     X_train, y_train, X_test, y_test = digits
     new_estimator = estimator_factory("lda", {})
-    result = train_test.run_repetition(job("n_components", [2, 9, 12], max_components=9), new_estimator, X_train,
+    result = train_test_curve.run_repetition(job("n_components", [2, 9, 12], max_components=9), new_estimator, X_train,
                                        y_train, X_test, y_test, 1)
     assert np.isfinite(result["errors"][:2]).all() and np.isnan(result["errors"][2]).all()   # c - 1 = 9
 
 
 def test_raw_data_give_a_flat_line(digits):
     X_train, y_train, X_test, y_test = digits
-    result = train_test.run_repetition(job("n_components", [1, 5], raw=True), estimator_factory("raw", {}), X_train,
-                                       y_train, X_test, y_test, 1)
+    result = train_test_curve.run_repetition(job("n_components", [1, 5], raw=True), estimator_factory("raw", {}),
+                                             X_train, y_train, X_test, y_test, 1)
     nn = KNeighborsClassifier(n_neighbors=1).fit(X_train, y_train).predict(X_test)
     assert result["errors"][0, 1] == result["errors"][1, 1] == pytest.approx(np.mean(nn != y_test))
 
 
 def test_training_sets_over_n_are_nested_balanced_and_seeded():
     y = np.repeat(np.arange(4), 30)
-    order = train_test.nested_order(y, seed=3)
-    small, large = train_test.first_per_class(order, 5), train_test.first_per_class(order, 12)
+    order = train_test_curve.nested_order(y, seed=3)
+    small, large = train_test_curve.first_per_class(order, 5), train_test_curve.first_per_class(order, 12)
     assert set(small) < set(large)
     assert np.bincount(y[small]).tolist() == [5] * 4 and np.bincount(y[large]).tolist() == [12] * 4
-    assert np.array_equal(small, train_test.first_per_class(train_test.nested_order(y, seed=3), 5))
-    assert not np.array_equal(small, train_test.first_per_class(train_test.nested_order(y, seed=4), 5))
+    assert np.array_equal(small, train_test_curve.first_per_class(train_test_curve.nested_order(y, seed=3), 5))
+    assert not np.array_equal(small, train_test_curve.first_per_class(train_test_curve.nested_order(y, seed=4), 5))
     with pytest.raises(ValueError, match="exceeds the 30 training samples"):
-        train_test.first_per_class(order, 31)
+        train_test_curve.first_per_class(order, 31)
 
 
 def test_the_size_sweep_fits_on_the_first_n_of_each_class(digits):
     X_train, y_train, X_test, y_test = digits
-    result = train_test.run_repetition(job("n_per_class", [5, 20], {"nm": CLASSIFIERS["nm"]}),
+    result = train_test_curve.run_repetition(job("n_per_class", [5, 20], {"nm": CLASSIFIERS["nm"]}),
                                        estimator_factory("raw", {}), X_train, y_train, X_test, y_test, seed=11)
-    order = train_test.nested_order(y_train, 11)
+    order = train_test_curve.nested_order(y_train, 11)
     for t, n in enumerate([5, 20]):
-        fit = train_test.first_per_class(order, n)
+        fit = train_test_curve.first_per_class(order, n)
         predicted = NearestCentroid().fit(X_train[fit], y_train[fit]).predict(X_test)
         assert result["errors"][t, 0] == pytest.approx(np.mean(predicted != y_test))
 
@@ -111,7 +111,7 @@ class _SubsetRecorder(TransformerMixin, BaseEstimator):
 def test_a_selected_subset_is_fitted_on_all_samples_and_classified_on_the_subset(digits):
     X_train, y_train, X_test, y_test = digits
     _SubsetRecorder.fitted_with = []
-    result = train_test.run_repetition(job("n_per_class", [4, 8], {"nm": CLASSIFIERS["nm"]}, subset="selected",
+    result = train_test_curve.run_repetition(job("n_per_class", [4, 8], {"nm": CLASSIFIERS["nm"]}, subset="selected",
                                            seeded=True),
                                        lambda params: _SubsetRecorder(**params), X_train, y_train, X_test, y_test,
                                        seed=2**40 + 5)
@@ -129,7 +129,7 @@ def test_a_selected_subset_is_fitted_on_all_samples_and_classified_on_the_subset
 def test_a_bad_spec_is_refused_naming_the_key(change, message):
     spec = {"x": "n_components", "values": [1, 2], "classifiers": CLASSIFIERS, "methods": {"pca": {}}, **change}
     with pytest.raises(ValueError, match=message):
-        train_test.check_spec(spec)
+        train_test_curve.check_spec(spec)
 
 
 SPEC = {
@@ -158,17 +158,17 @@ def written(tmp_path, digits):
         for split in range(3):
             rng = np.random.default_rng(split)
             keep = rng.permutation(len(y_train))[:300]
-            result = train_test.run_repetition(entry, new_estimator, X_train[keep], y_train[keep], X_test, y_test,
+            result = train_test_curve.run_repetition(entry, new_estimator, X_train[keep], y_train[keep], X_test, y_test,
                                                seed=split)
             path = tmp_path / f"{method}_{split}.h5"
             meta = {"experiment": "e", "dataset": "digits", "m": 40, "method": method, "split": split}
-            train_test.write_repetition(path, result, entry, meta, {"seed": str(split)})
+            train_test_curve.write_repetition(path, result, entry, meta, {"seed": str(split)})
             paths.append(path)
     return paths
 
 
 def test_result_files_read_back_as_long_rows(written):
-    long = pd.concat([train_test.read_repetition(p) for p in written], ignore_index=True)
+    long = pd.concat([train_test_curve.read_repetition(p) for p in written], ignore_index=True)
     assert len(long) == 3 * 3 * 2 + 3 * 3 * 1                       # splits x values x classifiers
     assert set(long["classifier"][long["method"] == "big_pca"]) == {"1nn"}
     assert long["test_error"].between(0, 1).all()
@@ -183,7 +183,7 @@ def test_the_aggregation_writes_every_output_with_correct_statistics(written, tm
     spec = {**SPEC, "published": str(published)}
     aggregate_experiment(spec, written, out, seed=1, notes={"digits": "bundled with scikit-learn"})
     curves = pd.read_csv(out / "curves.csv")
-    long = pd.concat([train_test.read_repetition(p) for p in written], ignore_index=True)
+    long = pd.concat([train_test_curve.read_repetition(p) for p in written], ignore_index=True)
     one = long[(long["method"] == "pca") & (long["classifier"] == "ldc") & (long["x"] == 2)]["test_error"] * 100
     row = curves[(curves["method"] == "pca") & (curves["classifier"] == "ldc") & (curves["x"] == 2)].iloc[0]
     assert row["mean_error"] == pytest.approx(one.mean()) and row["std_error"] == pytest.approx(one.std(ddof=1))
@@ -207,9 +207,9 @@ def test_a_method_that_is_not_nested_is_fitted_at_every_dimension(digits):
         fitted.append(params["n_components"])
         return PCA(svd_solver="full", **params)
 
-    result = train_test.run_repetition(job("n_components", [1, 3, 8, 70], nested=False, max_components=64),
+    result = train_test_curve.run_repetition(job("n_components", [1, 3, 8, 70], nested=False, max_components=64),
                                        new_estimator, X_train, y_train, X_test, y_test, seed=1)
-    nested = train_test.run_repetition(job("n_components", [1, 3, 8]), pca_factory, X_train, y_train, X_test,
+    nested = train_test_curve.run_repetition(job("n_components", [1, 3, 8]), pca_factory, X_train, y_train, X_test,
                                        y_test, seed=1)
     assert fitted == [1, 3, 8]                                      # 70 is beyond the 64 columns: not fitted
     np.testing.assert_allclose(result["errors"][:3], nested["errors"], atol=1e-12)
@@ -225,7 +225,7 @@ def test_a_crossover_is_where_the_second_method_stays_at_or_below_the_first():
     published = pd.DataFrame({"dataset": ["d", "d"], "first": ["a", "a"], "second": ["b", "b"],
                               "classifier": ["c", "c"], "x_from": [4, 6], "x_to": [6, 9], "source": ["s", "s"]})
     spec = {"reasons": [{"method": "crossover", "reason": "why"}]}
-    result = train_test.crossovers(summary, published, spec)
+    result = train_test_curve.crossovers(summary, published, spec)
     assert list(result["ours"]) == [5, 5] and list(result["holds"]) == [True, False]
     assert list(result["reason"]) == ["", "why"]
 
@@ -241,7 +241,7 @@ def test_the_curve_figure_draws_raw_as_a_level_and_says_why_a_curve_ends(readabl
             "labels": {"pca": "PCA", "lda": "Fisher", "raw": "pixels"}, "classifier_labels": {"nm": "nearest mean"}}
     published = pd.DataFrame({"dataset": ["digits"], "method": ["pca"], "classifier": ["1nn"], "x": [2], "error": [9.0],
                               "source": ["made up"]})
-    figure = train_test.curve_figure("digits", summary, spec, published, notes={"digits": "bundled"})
+    figure = train_test_curve.curve_figure("digits", summary, spec, published, notes={"digits": "bundled"})
     labels = readable_curves(figure)
     assert labels == ["PCA + 1nn", "Fisher + nearest mean (ends at m = 2: c − 1)", "pixels + 1nn",
                       "published value (paper)"]

@@ -3,16 +3,16 @@
 An experiment names its ``protocol`` in the config (default ``cv_table``); :data:`PROTOCOLS` maps
 the name to the protocol's object, whose contract is :class:`.base.Protocol`:
 
-``cv_table`` (:mod:`.table`)
+``cv_table`` (:mod:`.cv_table`)
     Per-class random splits, the inner cross-validation of :mod:`locproj.selection` choosing the
     hyper-parameters and p, then the test error at the chosen p: Table 2 of paper 000.
-``dimension_curve`` (:mod:`.curve`)
+``dimension_curve`` (:mod:`.dimension_curve`)
     The same jobs on per-class partitions (a count or a fraction of each class), also recording
     the test error of the refitted projection at every dimension: Fig. 4 of paper 001.
-``train_test_curve`` (:mod:`.train_test`)
+``train_test_curve`` (:mod:`.train_test_curve`)
     Fixed hyper-parameters, no CV: per partition (a repetition), the test error of each method and
     classifier against a swept dimension or training-set size: Figs. 5-6 of paper 004.
-``holdout_curve`` (:mod:`.holdout`)
+``holdout_curve`` (:mod:`.holdout_curve`)
     The LPK paper's split (a stratified third for test, 5×2 CV on the rest): C chosen by validation
     accuracy per method and projected dimension r, then test accuracy and % support vectors over
     the ten fold models: Figs. 8-10 of paper 002.
@@ -38,10 +38,10 @@ if TYPE_CHECKING:
 #: or a full module path). A module is imported when its protocol is first asked for, so that a job
 #: loads only its own protocol.
 PROTOCOLS = {
-    "cv_table": "table",
-    "dimension_curve": "curve",
-    "train_test_curve": "train_test",
-    "holdout_curve": "holdout",
+    "cv_table": "cv_table",
+    "dimension_curve": "dimension_curve",
+    "train_test_curve": "train_test_curve",
+    "holdout_curve": "holdout_curve",
     "embedding": "embedding",
 }
 

@@ -54,7 +54,7 @@ def error_matrix(summary: pd.DataFrame, methods_order: Sequence | None = None,
     Parameters
     ----------
     summary : DataFrame
-        :func:`locproj.aggregate.summarise` (``dataset, m, method, mean_error``).
+        :func:`locproj.error_tables.summarise` (``dataset, m, method, mean_error``).
     methods_order, dataset_order : sequence of str, optional
         Column and row order (default: sorted); names absent from ``summary`` are left out.
 

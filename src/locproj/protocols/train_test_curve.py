@@ -50,7 +50,7 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 
-from .. import aggregate, reporting
+from .. import error_tables, reporting
 from .._io import reading_h5, writing_h5
 from ..config import partition_size, registry_method
 from .base import job_method
@@ -216,7 +216,7 @@ def _curves_in_order(spec: dict) -> list[tuple[str, str]]:
 
 def wide_curves(summary: pd.DataFrame, spec: dict, style: str = "plain") -> pd.DataFrame:
     """Rows (dataset, m, x), a ``mean ± std`` column per curve in config order."""
-    cells = summary.assign(cell=[aggregate.format_cell(mean, std, style=style)
+    cells = summary.assign(cell=[error_tables.format_cell(mean, std, style=style)
                                  for mean, std in zip(summary["mean_error"], summary["std_error"])])
     table = cells.pivot_table(index=["dataset", "m", "x"], columns=["method", "classifier"], values="cell",
                               aggfunc="first", sort=False)
@@ -258,7 +258,7 @@ def comparison(summary: pd.DataFrame, spec: dict, published: pd.DataFrame) -> pd
 
 def _reason(spec: dict, row) -> str:
     """The most specific configured reason matching the row's method, classifier and x."""
-    return aggregate.most_specific_reason(spec.get("reasons"), row, ("dataset", "method", "classifier", "x"))
+    return error_tables.most_specific_reason(spec.get("reasons"), row, ("dataset", "method", "classifier", "x"))
 
 
 def write_comparison(compared: pd.DataFrame, out_dir, notes=None) -> None:
@@ -362,7 +362,7 @@ def crossovers(summary: pd.DataFrame, published: pd.DataFrame, spec: dict) -> pd
         holds = bool(item.x_from <= ours <= item.x_to)
         row = {**item._asdict(), "ours": ours, "holds": holds}
         keyed = SimpleNamespace(dataset=item.dataset, method="crossover", classifier=item.classifier)
-        reason = "" if holds else aggregate.most_specific_reason(spec.get("reasons"), keyed,
+        reason = "" if holds else error_tables.most_specific_reason(spec.get("reasons"), keyed,
                                                                  ("dataset", "method", "classifier"))
         rows.append({**row, "reason": reason})
     return pd.DataFrame(rows)

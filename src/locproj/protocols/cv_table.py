@@ -23,21 +23,21 @@ def aggregate_table(spec: dict, result_paths, out_dir, seed=None, notes=None) ->
     """Tables, comparison with the published numbers and CV-curve figures; ``notes``
     (:func:`locproj.config.data_notes`) say in each of them where the public data differ from the paper's."""
     # imported here, so that this protocol's jobs (locproj.protocols.split_jobs) never load pandas
-    from .. import aggregate
+    from .. import error_tables
 
     methods, labels = list(spec["methods"]), spec.get("labels", {})
-    results = aggregate.collect(result_paths)
-    summary = aggregate.summarise(results, methods)
-    aggregate.write_tables(summary, out_dir, stem=spec.get("table_name", "table"), methods_order=methods,
+    results = error_tables.collect(result_paths)
+    summary = error_tables.summarise(results, methods)
+    error_tables.write_tables(summary, out_dir, stem=spec.get("table_name", "table"), methods_order=methods,
                            method_labels=labels, dataset_order=list(spec["datasets"]), data_notes=notes)
-    published = aggregate.read_published(spec["published"]) if spec.get("published") else None
+    published = error_tables.read_published(spec["published"]) if spec.get("published") else None
     if published is None:
         published = summary.iloc[:0][["dataset", "m", "method", "mean_error", "std_error", "mean_dim"]]
-    comparison = aggregate.compare(summary, published, spec.get("reasons"), spec.get("published_names"))
+    comparison = error_tables.compare(summary, published, spec.get("reasons"), spec.get("published_names"))
     comparison = comparison[comparison["ours_mean"].notna()]     # rows this run reproduced
-    aggregate.write_comparison(comparison, out_dir, data_notes=notes)
-    curves, baselines = aggregate.collect_cv_curves(result_paths)
-    aggregate.plot_cv_curves(curves, Path(out_dir) / "figures", baselines=baselines, methods_order=methods,
+    error_tables.write_comparison(comparison, out_dir, data_notes=notes)
+    curves, baselines = error_tables.collect_cv_curves(result_paths)
+    error_tables.plot_cv_curves(curves, Path(out_dir) / "figures", baselines=baselines, methods_order=methods,
                              method_labels=labels, method_entries=spec["methods"], data_notes=notes)
     if spec.get("ranks"):
         from .ranks import DEFAULT_ALPHA, write_ranks

@@ -57,7 +57,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import aggregate, reporting
+from .. import error_tables, reporting
 from .._io import reading_h5, writing_h5
 from ..config import data_file, method_folders, registry_method, split_path, split_source
 from .base import (JobRule, Output, Protocol, estimator_source, failing_with_context, job_method,
@@ -309,7 +309,7 @@ def _label(spec: dict, method: str) -> str:
 def wide_table(summary: pd.DataFrame, spec: dict, style: str = "plain") -> pd.DataFrame:
     """Rows (dataset, r), a ``accuracy ± std [% SV]`` column per method entry in config order."""
     percent = "\\%" if style == "tex" else "%"
-    cells = summary.assign(cell=[f"{aggregate.format_cell(a, s, style=style)} [{v:.1f}{percent}]"
+    cells = summary.assign(cell=[f"{error_tables.format_cell(a, s, style=style)} [{v:.1f}{percent}]"
                                  for a, s, v in zip(summary["mean_accuracy"], summary["std_accuracy"],
                                                     summary["mean_sv"])])
     table = cells.pivot_table(index=["dataset", "x"], columns="method", values="cell", aggfunc="first", sort=False)
@@ -392,7 +392,7 @@ def comparison(summary: pd.DataFrame, spec: dict, published: pd.DataFrame) -> pd
 
 def _reason(spec: dict, row) -> str:
     """The most specific configured reason matching the row's dataset, method and measure."""
-    return aggregate.most_specific_reason(spec.get("reasons"), row, ("dataset", "method", "measure"))
+    return error_tables.most_specific_reason(spec.get("reasons"), row, ("dataset", "method", "measure"))
 
 
 def write_comparison(compared: pd.DataFrame, out_dir, notes=None) -> None:

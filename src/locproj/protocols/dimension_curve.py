@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import aggregate, reporting
+from .. import error_tables, reporting
 from ..selection import read_result
 from .split_jobs import SplitProtocol
 
@@ -32,17 +32,17 @@ _KEYS = ["dataset", "m", "method"]
 
 
 def collect(paths) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Per result file: the :func:`locproj.aggregate.collect` row plus the lowest test error over
+    """Per result file: the :func:`locproj.error_tables.collect` row plus the lowest test error over
     dimensions (``lowest_error``, fraction) and its dimension (``lowest_dim``); and the long table
     of test error per dimension (``dataset, m, method, split, dim, test_error``).
 
     A method without a projection (``raw``) has no curve: its lowest error is its test error."""
     paths = list(paths)
-    results = aggregate.collect(paths)
+    results = error_tables.collect(paths)
     lowest, curves = {}, []
     for path in paths:
         result = read_result(path)
-        key = tuple(result[k] for k in aggregate.ID_COLUMNS)
+        key = tuple(result[k] for k in error_tables.ID_COLUMNS)
         curve = result.get("test_error_curve")
         if curve is None or curve.size == 0:
             lowest[key] = (result["test_error"], np.nan)
@@ -53,7 +53,7 @@ def collect(paths) -> tuple[pd.DataFrame, pd.DataFrame]:
             "dataset": result["dataset"], "m": result["m"], "method": result["method"], "split": result["split"],
             "dim": np.arange(1, curve.size + 1), "test_error": curve,
         }))
-    keys = list(results[aggregate.ID_COLUMNS].itertuples(index=False, name=None))
+    keys = list(results[error_tables.ID_COLUMNS].itertuples(index=False, name=None))
     results["lowest_error"] = [lowest[k][0] for k in keys]
     results["lowest_dim"] = [lowest[k][1] for k in keys]
     columns = ["dataset", "m", "method", "split", "dim", "test_error"]
@@ -62,11 +62,11 @@ def collect(paths) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def summarise(results: pd.DataFrame, methods_order=None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(lowest, by_cv): :func:`locproj.aggregate.summarise` of the lowest errors with their
+    """(lowest, by_cv): :func:`locproj.error_tables.summarise` of the lowest errors with their
     dimensions, and of the CV-chosen errors with the CV-chosen dimensions (Wilcoxon bolding in each).
     ``m`` holds ints for counts and floats for fractions (``3``, ``0.25``), as in the config."""
-    by_cv = aggregate.summarise(results, methods_order)
-    lowest = aggregate.summarise(
+    by_cv = error_tables.summarise(results, methods_order)
+    lowest = error_tables.summarise(
         results.assign(test_error=results["lowest_error"], p=results["lowest_dim"]), methods_order
     )
     return _as_config_sizes(lowest), _as_config_sizes(by_cv)
@@ -107,22 +107,23 @@ def write_tables(lowest, by_cv, out_dir, *, stem, methods_order, method_labels, 
     ]
     markdown, latex, shown = [], [], []
     for title, summary in sections:
-        plain = _as_config_sizes(aggregate.wide_table(summary, **options))
+        plain = _as_config_sizes(error_tables.wide_table(summary, **options))
         shown += list(plain["dataset"])
         markdown.append(f"**{title}**\n\n" + reporting.frame_to_markdown(reporting.mark_noted(plain, notes)))
-        tex = _as_config_sizes(aggregate.wide_table(summary, style="tex", **options))
+        tex = _as_config_sizes(error_tables.wide_table(summary, style="tex", **options))
         latex.append(f"% {title}\n" + reporting.to_latex(reporting.mark_noted(tex, notes)))
     reporting.write_table_files(out_dir, stem, both_numbers(lowest, by_cv), "\n".join(markdown),
                                 latex="\n".join(latex), notes=notes, noted=shown)
 
 def comparison(lowest, by_cv, spec) -> pd.DataFrame:
-    """The lowest errors beside the published ones (:func:`locproj.aggregate.compare`), with our
+    """The lowest errors beside the published ones (:func:`locproj.error_tables.compare`), with our
     CV-chosen error and dimension appended as ``ours_cv_mean, ours_cv_std, ours_cv_dim``."""
     if spec.get("published"):
-        published = aggregate.read_published(spec["published"])
+        published = error_tables.read_published(spec["published"])
     else:
         published = lowest.iloc[:0][["dataset", "m", "method", "mean_error", "std_error", "mean_dim"]]
-    compared = aggregate.compare(lowest, _as_config_sizes(published), spec.get("reasons"), spec.get("published_names"))
+    compared = error_tables.compare(lowest, _as_config_sizes(published), spec.get("reasons"),
+                                    spec.get("published_names"))
     compared = compared[compared["ours_mean"].notna()]
     honest = by_cv.assign(dataset=by_cv["dataset"].replace(dict(spec.get("published_names") or {})))
     honest = honest[_KEYS + ["mean_error", "std_error", "mean_dim"]].rename(
@@ -210,7 +211,7 @@ def aggregate_curves(spec: dict, result_paths, out_dir, seed=None, notes=None) -
     lowest, by_cv = summarise(results, methods)
     write_tables(lowest, by_cv, out_dir, stem=spec.get("table_name", "table"), methods_order=methods,
                  method_labels=labels, dataset_order=list(spec["datasets"]), notes=notes)
-    aggregate.write_comparison(comparison(lowest, by_cv, spec), out_dir, data_notes=notes)
+    error_tables.write_comparison(comparison(lowest, by_cv, spec), out_dir, data_notes=notes)
     curves = curve_summary(long)
     reporting.write_text(out_dir / "curves.csv", reporting.frame_to_csv(reporting.with_notes(curves, notes)))
     plot_curves(curves, lowest, out_dir / "figures", spec, notes=notes)

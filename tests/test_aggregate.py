@@ -17,7 +17,8 @@ from locproj.error_tables import (
     write_comparison,
     write_tables,
 )
-from locproj.selection import SplitResult, write_result
+from locproj.results import write_result
+from locproj.selection import SplitResult
 
 METHODS = ["raw", "pca", "llp"]
 

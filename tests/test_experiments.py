@@ -8,7 +8,7 @@ import pytest
 from locproj.data import make_splits, prepare_dataset, write_splits
 from locproj.config import split_blocks, split_source
 from locproj.experiments import job_config, run_configured_job
-from locproj.selection import read_result
+from locproj.results import read_result
 
 CONFIG = {
     "seed": 7,

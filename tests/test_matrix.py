@@ -19,7 +19,8 @@ from scipy.stats import friedmanchisquare
 
 from locproj.error_tables import summarise
 from locproj.protocols import ranks
-from locproj.selection import SplitResult, write_result
+from locproj.results import write_result
+from locproj.selection import SplitResult
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"

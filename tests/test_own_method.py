@@ -19,7 +19,8 @@ import pytest
 from locproj.data import make_splits, prepare_dataset, write_splits
 from locproj.experiments import check_experiments, job_config, run_configured_job
 from locproj.registry import estimator_factory, method_spec
-from locproj.selection import cross_validate, read_result
+from locproj.results import read_result
+from locproj.selection import cross_validate
 
 ROOT = Path(__file__).resolve().parents[1]
 GUIDE = ROOT / "docs" / "own-method.md"

@@ -14,7 +14,8 @@ from locproj.config import partition_key, partition_size, split_path
 from locproj.experiments import aggregate_experiment, job_config
 from locproj.methods import LocallyEmbeddedAnalysis
 from locproj.protocols import dimension_curve, protocol_of
-from locproj.selection import SplitResult, read_result, run_split, write_result
+from locproj.results import read_result, write_result
+from locproj.selection import SplitResult, run_split
 
 ROOT = Path(__file__).resolve().parents[1]
 

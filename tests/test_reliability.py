@@ -21,7 +21,8 @@ from locproj.data import Dataset, make_splits, prepare_dataset, read_dataset_fil
 from locproj.data.prepare import write_dataset
 from locproj.config import partition_key
 from locproj.experiments import job_config, run_configured_job
-from locproj.selection import SplitResult, read_result, write_result
+from locproj.results import read_result, write_result
+from locproj.selection import SplitResult
 
 # --------------------------------------------------------------------------- a full disk
 

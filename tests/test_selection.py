@@ -6,16 +6,15 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.decomposition import PCA
 from sklearn.neighbors import KNeighborsClassifier
 
-from locproj import selection
+from locproj import results, selection
+from locproj.results import read_result, write_result
 from locproj.selection import (
     cap_neighbours,
     choose,
     cross_validate,
-    read_result,
     resolve_grid,
     run_split,
     sigma0_squared,
-    write_result,
 )
 
 
@@ -218,7 +217,7 @@ def test_failed_write_leaves_no_file(job, tmp_path, monkeypatch):
         handle.create_dataset("partial", data=np.zeros(3))
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(selection, "_write_h5", broken)
+    monkeypatch.setattr(results, "_write_h5", broken)
     with pytest.raises(RuntimeError, match="disk full"):
         write_result(tmp_path / "r.h5", job)
     assert list(tmp_path.iterdir()) == []

@@ -14,6 +14,9 @@ from .errors import ConfigError
 #: The names of datasets, views, methods and panels in paths and wildcards.
 NAME_PATTERN = "[A-Za-z0-9_]+"
 
+#: The method that classifies the raw data without projection.
+RAW_METHOD = "raw"
+
 
 def partition_key(size) -> str:
     """``'m5'`` for 5 training samples per class, ``'f0.25'`` for a fraction of each class."""

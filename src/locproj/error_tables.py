@@ -39,7 +39,7 @@ from locproj.reporting import (
     style_axes,
     write_table_files,
 )
-from locproj.selection import read_result
+from locproj.results import read_result
 
 ID_COLUMNS = ["experiment", "dataset", "m", "method", "split"]
 ROW_KEYS = ["dataset", "m"]

@@ -52,17 +52,14 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 
-import h5py
 import numpy as np
 
-from locproj._io import reading_h5, writing_h5
+from locproj.config import RAW_METHOD
 from locproj.evaluation import DEFAULT_MAX_BYTES, error_rates, predict_all_p, predict_at_p
+from locproj.results import plain
 
 #: Hyper-parameter names that count same-class neighbours (filtered to < m, capped per fold).
 NEIGHBOUR_PARAMS = ("n_neighbors", "n_neighbours", "k")
-
-#: The method that classifies the raw data without projection.
-RAW_METHOD = "raw"
 
 _M_EXPRESSION = re.compile(r"^\s*m\s*(?:([+-])\s*(\d+))?\s*$")
 
@@ -311,7 +308,7 @@ def cross_validate(
                 {"fold": fold, "grid_index": index, "param": n, "requested": r, "used": u}
                 for n, r, u in changes
             ]
-            key = json.dumps(_plain(params), sort_keys=True)
+            key = json.dumps(plain(params), sort_keys=True)
             if not ordered and _beyond(params, min(p_max, _limit(p_limit, X_fit, y_fit))):
                 cache[key] = np.full(0, np.nan)   # asks for more columns than it can give or CV reads
             if key not in cache:
@@ -398,7 +395,8 @@ def choose(cv_error, atol=1e-12):
 
 @dataclasses.dataclass
 class SplitResult:
-    """Outcome of one split's computation (dataset, m, split, method); see :func:`write_result` for the file layout."""
+    """Outcome of one split's computation (dataset, m, split, method); its file layout is
+    :func:`locproj.results.write_result`'s."""
 
     method: str
     classifier: str
@@ -529,127 +527,3 @@ def run_split(
         test_error=float(np.mean(predictions != y_test)), test_predictions=predictions,
         fit_seconds=fit_seconds, cv_seconds=cv_seconds, test_error_curve=curve, **common,
     )
-
-
-# --------------------------------------------------------------------------- result file
-
-
-def _plain(value):
-    """JSON/HDF5-friendly Python value (numpy scalars and arrays unwrapped)."""
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
-
-
-def _to_json(value) -> str:
-    return json.dumps(_plain(value), sort_keys=True, separators=(",", ":"))
-
-
-def _attr_value(value):
-    value = _plain(value)
-    return value if isinstance(value, (bool, int, float, str)) else _to_json(value)
-
-
-def _set_attrs(node, attrs):
-    for name in sorted(attrs):
-        node.attrs[name] = _attr_value(attrs[name])
-
-
-def _column(values):
-    values = [_plain(v) for v in values]
-    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
-        return np.asarray(values, dtype=np.float64 if any(isinstance(v, float) for v in values) else np.int64)
-    return np.asarray([str(v) for v in values], dtype=h5py.string_dtype())
-
-
-_SCALAR_FIELDS = (
-    "method", "classifier", "grid_index", "p", "projected", "test_error",
-    "fit_seconds", "cv_seconds", "n_folds", "cv_seed", "p_max",
-)
-
-
-def _write_h5(handle, result: SplitResult, provenance):
-    def dataset(name, data):
-        handle.create_dataset(name, data=data, track_times=False)
-
-    _set_attrs(handle, {**dict(provenance or {}), **result.meta})
-    _set_attrs(handle, {name: getattr(result, name) for name in _SCALAR_FIELDS})
-    _set_attrs(handle, {
-        "classifier_params": _to_json(result.classifier_params),
-        "params": _to_json(result.params),
-        "capped": _to_json(result.capped),
-    })
-    dataset("cv_error", np.asarray(result.cv_error, dtype=np.float64))
-    dataset("cv_fold_error", np.asarray(result.cv_fold_error, dtype=np.float64))
-    dataset("test_predictions", np.asarray(result.test_predictions))
-    if result.test_indices is not None:
-        dataset("test_indices", np.asarray(result.test_indices))
-    if result.test_error_curve is not None:
-        dataset("test_error_curve", np.asarray(result.test_error_curve, dtype=np.float64))
-    if result.raw_cv_fold_error is not None:
-        dataset("raw_cv_fold_error", np.asarray(result.raw_cv_fold_error, dtype=np.float64))
-    grid = handle.create_group("grid", track_order=True)
-    grid.attrs["json"] = _to_json(result.grid)
-    for name in sorted({key for point in result.grid for key in point}):
-        grid.create_dataset(name, data=_column([point.get(name) for point in result.grid]), track_times=False)
-    chosen = handle.create_group("chosen")
-    _set_attrs(chosen, result.params)
-
-
-def write_result(path, result: SplitResult, provenance=None):
-    """Write ``result`` to an HDF5 file atomically (no file at ``path`` if writing fails).
-
-    Layout
-    ------
-    root attributes
-        provenance (``version_*``, ``config_json``, ``config_hash``, ``seed``), ``meta`` entries
-        (experiment, dataset, m, split...), ``method``, ``classifier``,
-        ``classifier_params`` (JSON), ``grid_index``, ``p`` (chosen), ``projected``,
-        ``test_error`` (fraction), ``fit_seconds``, ``cv_seconds``, ``n_folds``,
-        ``cv_seed`` (fold shuffling), ``p_max``, ``params`` (chosen, JSON), ``capped`` (JSON list).
-    ``/cv_error`` float64 (n_grid, p_max); ``/cv_fold_error`` (n_folds, n_grid, p_max)
-        Both empty for ``raw``.
-    ``/grid/<name>`` (n_grid,)
-        One column per hyper-parameter; ``/grid`` attribute ``json`` is the list of points.
-    ``/chosen`` attributes
-        One per chosen hyper-parameter.
-    ``/test_predictions`` (n_test,), ``/test_indices`` (n_test,) if given.
-    ``/test_error_curve`` (p_fit,)
-        Test error at every p (fraction), when the split recorded it (``test_curve``).
-    ``/raw_cv_fold_error`` (n_folds,)
-        ``raw`` only: the classifier's error on the raw features in each CV fold (the same folds
-        as the methods' CV), the baseline of the CV curves (:func:`raw_cv_fold_error`).
-
-    Only the two ``*_seconds`` attributes vary between reruns of the same split.
-    """
-    with writing_h5(path, track_order=False) as handle:
-        _write_h5(handle, result, provenance)
-
-
-def read_result(path) -> dict:
-    """Read a file written by :func:`write_result`.
-
-    Returns
-    -------
-    dict
-        Root attributes (JSON ones decoded: ``params``, ``capped``,
-        ``classifier_params``), plus ``grid`` (list of dict), ``chosen`` (dict),
-        ``cv_error``, ``cv_fold_error``, ``test_predictions``, ``test_indices``,
-        ``test_error_curve`` and ``raw_cv_fold_error`` (None when absent) as arrays.
-    """
-    with reading_h5(path) as handle:
-        out = {name: _plain(value) for name, value in handle.attrs.items()}
-        for name in ("params", "capped", "classifier_params"):
-            out[name] = json.loads(out[name])
-        out["grid"] = json.loads(handle["grid"].attrs["json"])
-        out["chosen"] = {name: _plain(value) for name, value in handle["chosen"].attrs.items()}
-        for name in ("cv_error", "cv_fold_error", "test_predictions", "test_indices", "test_error_curve",
-                     "raw_cv_fold_error"):
-            out[name] = handle[name][()] if name in handle else None
-    return out

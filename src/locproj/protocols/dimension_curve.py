@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .. import error_tables, reporting
-from ..selection import read_result
+from ..results import read_result
 from .split_jobs import SplitProtocol
 
 _KEYS = ["dataset", "m", "method"]

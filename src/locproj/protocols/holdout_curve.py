@@ -59,7 +59,7 @@ import pandas as pd
 
 from .. import error_tables, reporting
 from .._io import reading_h5, writing_h5
-from ..config import data_file, method_folders, registry_method, split_path, split_source
+from ..config import RAW_METHOD, data_file, method_folders, registry_method, split_path, split_source
 from .base import (JobRule, Output, Protocol, estimator_source, failing_with_context, job_method,
                    table_outputs)
 
@@ -82,8 +82,6 @@ def entry_values(spec: dict, method: str) -> list[int]:
 def value_blocks(spec: dict, method: str) -> list[list[int]]:
     """A method entry's r values in blocks of ``values_per_job`` (default all): one job each; one
     block for ``raw``, which computes its flat line once."""
-    from ..selection import RAW_METHOD
-
     values = entry_values(spec, method)
     raw = registry_method(method, spec["methods"][method]) == RAW_METHOD
     size = len(values) if raw else (spec.get("values_per_job") or len(values))
@@ -164,7 +162,6 @@ def method_kind(spec) -> str:
     """``raw``, ``classifier`` (it fits its own SVM: gpk, lpk, or an entry's ``classifier``) or
     ``projection``, for a :class:`locproj.registry.MethodSpec` or a built-in method's name."""
     from ..registry import method_spec
-    from ..selection import RAW_METHOD
 
     spec = method_spec(spec, {}) if isinstance(spec, str) else spec
     if spec.name == RAW_METHOD:

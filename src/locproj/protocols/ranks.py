@@ -39,7 +39,7 @@ from scipy.stats import f as f_distribution
 from scipy.stats import friedmanchisquare, rankdata, studentized_range
 
 from .. import reporting
-from ..selection import read_result
+from ..results import read_result
 
 DEFAULT_ALPHA = 0.05
 

@@ -25,8 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..config import (NAME_PATTERN, data_file, n_splits, partition_key, partition_size, split_blocks, split_path,
-                      split_source)
+from ..config import (NAME_PATTERN, RAW_METHOD, data_file, n_splits, partition_key, partition_size, split_blocks,
+                      split_path, split_source)
 from .base import (JobRule, Output, Protocol, estimator_source, failing_with_context, job_method,
                    table_outputs)
 
@@ -148,7 +148,8 @@ class SplitProtocol(Protocol):
         """One split: the method's inner cross-validation, refit and test (locproj.selection)."""
         from .._io import provenance_attrs
         from ..data.splits import derived_seed
-        from ..selection import RAW_METHOD, run_split, write_result
+        from ..results import write_result
+        from ..selection import run_split
 
         method, pca_first = job["method"], job["method_spec"].get("pca_first")
         samples = job.get("split_source", job["dataset"])

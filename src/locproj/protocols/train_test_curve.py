@@ -52,7 +52,7 @@ import pandas as pd
 
 from .. import error_tables, reporting
 from .._io import reading_h5, writing_h5
-from ..config import partition_size, registry_method
+from ..config import RAW_METHOD, partition_size, registry_method
 from .base import job_method
 from .split_jobs import SplitProtocol
 
@@ -306,7 +306,6 @@ def curve_figure(dataset: str, rows: pd.DataFrame, spec: dict, published: pd.Dat
 
 def _draw_panel(ax, rows: pd.DataFrame, spec: dict, published: pd.DataFrame, panel: str | None) -> None:
     from ..registry import bound_reason
-    from ..selection import RAW_METHOD
 
     lines = {(i, method, classifier): rows[(rows["method"] == method) & (rows["classifier"] == classifier)]
              for i, (method, classifier) in enumerate(_curves_in_order(spec)) if panel in (None, classifier)}
@@ -332,8 +331,6 @@ def _draw_panel(ax, rows: pd.DataFrame, spec: dict, published: pd.DataFrame, pan
 
 
 def _curve_note(dataset: str, rows: pd.DataFrame, spec: dict, published: pd.DataFrame, notes) -> str:
-    from ..selection import RAW_METHOD
-
     n_splits = "/".join(str(int(n)) for n in sorted(rows["n_splits"].unique()))
     spread = "error bar" if rows["x"].nunique() == 1 else "band"
     text = (f"Lines: test error, mean ± one std ({spread}) over {n_splits} repetitions (seeded partitions of the "
@@ -414,7 +411,6 @@ class TrainTestCurve(SplitProtocol):
         from .._io import provenance_attrs
         from ..data.splits import derived_seed
         from ..registry import estimator_factory
-        from ..selection import RAW_METHOD
 
         samples = job.get("split_source", job["dataset"])
         seed = derived_seed(job["seed"], "train_test", samples, partition, split)

@@ -1,4 +1,4 @@
-"""Benchmark: what the modern baselines of issue 22 (item 5) would cost in the cross-paper matrix.
+"""Benchmark: what the modern baselines (NCA, kernel PCA, Isomap) would cost in the cross-paper matrix.
 
 One split's whole cross-validation and refit (the matrix's protocol: 5 folds, p_max 300, 1-NN) of
 scikit-learn's NeighborhoodComponentsAnalysis, KernelPCA and Isomap, each entered by import path
@@ -41,7 +41,7 @@ def main() -> None:
     from threadpoolctl import threadpool_limits
 
     from locproj.experiments import job_config, run_configured_job
-    from locproj.selection import read_result
+    from locproj.results import read_result
 
     root = Path(args.root)
     config = yaml.safe_load((root / "config" / "config.yaml").read_text())

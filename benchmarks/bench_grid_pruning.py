@@ -1,4 +1,4 @@
-"""What exact early stopping of grid points would save in Table 2's cross-validation (issue 23).
+"""What exact early stopping of grid points would save in Table 2's cross-validation.
 
 A grid point's CV error at p is the mean of its fold errors, each >= 0. After f of F folds its
 smallest CV error over p is therefore at least ``min_p sum_{folds done} error / F``; once that bound

@@ -1,4 +1,4 @@
-"""Where the time of one LocalProjectionKernelSVC fit goes (paper 002 §5, issue 13 item 3).
+"""Where the time of one LocalProjectionKernelSVC fit goes (paper 002 §5).
 
 One LPK fit (p = 2, r = 2, linear kernel, 25 iterations at most, tau = 0.001) on 500 training
 points of Waveform, classes 0 and 1 merged against class 2 (002 §6.3), drawn with a seeded

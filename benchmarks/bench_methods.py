@@ -147,39 +147,25 @@ def markdown(rows, note: str = "") -> str:
     return "\n".join(lines)
 
 
-SECTION_HEAD = """## Method fit times (`bench_methods.py`)
+SECTION_HEAD = """## bench_methods.py
 
-`python benchmarks/bench_methods.py` fits every method on synthetic face-like training sets
-(38 x 30 = 1140 and 68 x 30 = 2040 samples, 1024 pixels: 40-dim class/pose structure plus pixel
-noise, scaled to 0..255) and compares the fit time with the floor: one dense generalized
-`scipy.linalg.eigh(M, N)` of random SPD `r x r` matrices, `r` the size of the method's reduced
-problem.  Target: every graph-embedding method within 2x of the floor.  "own final eigh" is the
-method's actual last eigen-solve, captured from a fit and timed alone (for LLP a standard
-`eigh(M)`, its constraint being `P^T P = I`).  Every repeat is a cold fit: the per-data memo
-(mean, PCA basis, neighbour lists, LLP's local kernels; `locproj._memo`) is emptied first.  Fits
-ask for every component here, so the solver back-transforms all eigenvectors; cross-validation
-asks for 300 and saves about a third of the eigen-solve (`docs/methods.md`).  Numbers move by
-+-10 % from run to run on this shared 2-core machine.
+    python benchmarks/bench_methods.py [--repeat 3] [--no-write] [--numpy-threads 1]
 
-What it took: all dense products through scipy's BLAS (numpy bundles a second OpenBLAS whose
-idle threads spin on the same cores; the script also limits numpy's pool to one thread); the
-PCA basis skipped when `X~^T B X~` is safely non-singular (d <= n, full rank); `(I - W)^T (I - W)`
-handed to the solver as a factor `E` so `M = (E X~)^T (E X~)` is one rank-k update, and LPP's
-Laplacian as a block factor over its connected components (a supervised graph never links two
-classes); the rcond test on `N` skipped when whitening bounds it; only upper
-triangles of symmetric matrices formed; one `NearestNeighbors(metric='precomputed')` search over
-exact within-class distance blocks instead of one search per class; for kernel LPP a
-Householder basis of the centred kernel's range (`1^perp`) instead of an eigen-decomposition.
+Fits every method on synthetic face-like training sets (38 x 30 = 1140 and 68 x 30 = 2040 samples of
+1024 pixels: 40-dim class/pose structure plus pixel noise, scaled to 0..255) and compares the fit time
+with its floor: one dense generalized `scipy.linalg.eigh(M, N)` of random SPD `r x r` matrices, `r` the
+size of the method's reduced problem. "own final eigh" is the method's actual last eigen-solve, captured
+from a fit and timed alone (for LLP a standard `eigh(M)`, its constraint being `P^T P = I`). Every repeat
+is a cold fit (the per-data memo, `locproj._memo`, is emptied first) asking for every component, so the
+solver back-transforms all eigenvectors; cross-validation asks for 300 and saves about a third of the
+eigen-solve (`docs/methods.md`).
 
-At the edge, at n = 2040 (~1.9-2.1x): LEA D-to-1 needs three `n x d x d` products (`M` and the
-two terms of `D^T D + W^T W`) against two for the other linear methods; LEA D-to-d and LFDA sit
-around 2.0x, a cold fit also paying ~10 ms for the memo's private copies of `X` (a
-cross-validation fold pays them once for all its grid points); kernel LPP
-needs, besides its `(n-1) x (n-1)` eigen-solve, the kernel matrix, a Cholesky solve and a
-product with `K` of the same `O(n^3)` order, ~1.9-2.1x.  Outside the target: Fisherfaces is
-scikit-learn's PCA followed by `LinearDiscriminantAnalysis` (not the graph solver, as
-specified): PCA's eigen-decomposition plus LDA's two SVDs (`solver='svd'`) or per-class
-covariances and a generalized eigh (`'eigen'`) cost 3.5-6x the floor.
+Target: every graph-embedding method within 2x of the floor. LEA and LFDA at n = 2040, and kernel LPP, sit
+at its edge (LEA D-to-1 needs three `n x d x d` products against two for the other linear methods; kernel
+LPP also forms the kernel matrix, a Cholesky solve and a product with `K`, all `O(n^3)`). Fisherfaces is
+scikit-learn's PCA followed by `LinearDiscriminantAnalysis`, not the graph solver, and is outside the
+target. The script writes the table below into this section (between its markers) unless `--no-write`;
+its figures move by +-10 % from run to run on the shared machine.
 """
 
 

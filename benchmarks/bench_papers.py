@@ -4,7 +4,7 @@ CPU time the result files of earlier runs record.
 Part 1 copies the workflow (Snakefile, workflow/, config/; no data, no results) into a temporary
 folder, as a fresh clone would have it, and times ``snakemake -n papers --quiet rules`` there
 ``--repeats`` times: the wall time of parsing the config, building the DAG of every job and printing
-the job count. The acceptance of issue 15, item 3 is at most 10 s.
+the job count. The target is at most 10 s.
 
 Part 2 dry-runs every target of the config's ``targets:`` (and Table 2's experiment, which ``papers``
 names) in the same copy and counts its jobs: fits (``fit_*``, ``embed_*``), data (fetch, prepare,

@@ -9,7 +9,7 @@ the repeats is printed, with the share of stage II (the sparse eigen-solve).
 
 With ``--sklearn`` it also times scikit-learn's ``LocallyLinearEmbedding`` on the digits-like data
 (n = 5000, d = 256, k = 30, the same m) with its ARPACK and its dense eigen-solver against ours
-(issue 12: no slower than scikit-learn), and ``transform`` of 6000 new points by both.
+(the target: ours no slower than scikit-learn), and ``transform`` of 6000 new points by both.
 
 Run:  python benchmarks/bench_slle.py [--repeat 3] [--sklearn]
 """

@@ -1,4 +1,4 @@
-"""Benchmark: one Table 2 split against its eigen-solve floor (issue 23, item 1).
+"""Benchmark: one Table 2 split against its eigen-solve floor.
 
 For each cell (dataset, m, method) of Table 2's heaviest, one split's whole job as the pipeline runs
 it (``run_configured_job``: 5-fold cross-validation over the grid, every p from each fit, the refit
@@ -180,7 +180,7 @@ def main() -> None:
     config = yaml.safe_load((root / "config" / "config.yaml").read_text())
     cells, methods = table2_cells(config) if args.table2 else (args.cells, args.methods)
     # the imports a job pays once, outside the timed splits
-    import locproj.experiments, locproj.methods, locproj.protocols.table, locproj.registry  # noqa: E401, F401
+    import locproj.experiments, locproj.methods, locproj.protocols.cv_table, locproj.registry  # noqa: E401, F401
     import sklearn.model_selection, sklearn.neighbors  # noqa: E401, F401
     header = ["cell", "method", "split (s)", "floor (s)", "ratio", "eigen-solves (s)", "solves", *list(PARTS)[1:],
               "other"]

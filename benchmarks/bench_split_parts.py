@@ -1,4 +1,4 @@
-"""Benchmark: each part of a Table 2 split against its own floor (issue 23, item 2).
+"""Benchmark: each part of a Table 2 split against its own floor.
 
 ``bench_split_floor.py`` splits one split's time into eigen-solves, products, evaluation, transform
 and the rest. This script times, in one process with one BLAS thread, the least work each of those

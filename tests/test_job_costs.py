@@ -1,4 +1,4 @@
-"""Jobs sized by cost (issue 23, item 3): ``splits_per_job: auto`` and locproj.job_costs."""
+"""Jobs sized by cost: ``splits_per_job: auto`` and locproj.job_costs."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def test_blocks_cover_every_split_once_in_consecutive_blocks_of_about_the_same_c
 def test_integer_blocks_are_the_rules_of_before(config):
     assert consecutive_blocks(20, 10) == [list(range(10)), list(range(10, 20))]
     config = copy.deepcopy(config)
-    config["experiments"]["llp_table2"]["splits_per_job"] = 10               # Table 2's blocks until issue 23
+    config["experiments"]["llp_table2"]["splits_per_job"] = 10               # Table 2's blocks before cost sizing
     rules = job_rules(config, "llp_table2")
     assert [rule.name for rule in rules] == ["fit_llp_table2_splits00-09", "fit_llp_table2_splits10-19"]
     assert all(rule.priority == 0 and rule.wildcard_constraints == {"method": r"[A-Za-z0-9_]+"} for rule in rules)
@@ -110,7 +110,7 @@ def test_the_model_follows_the_recorded_times_it_was_calibrated_on(config):
     import importlib.util
     import sys
 
-    spec = importlib.util.spec_from_file_location("calibrate_costs", ROOT / "benchmarks" / "calibrate_costs.py")
+    spec = importlib.util.spec_from_file_location("calibrate_costs", ROOT / "tools" / "calibrate_costs.py")
     calibrate = sys.modules["calibrate_costs"] = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(calibrate)
     rows = list(calibrate.cells(config, "matrix", pd.read_csv(ROOT / "docs" / "results" / "matrix" / "timing.csv")))

@@ -1,4 +1,4 @@
-"""The scaling simulator (benchmarks/simulate_schedule.py, issue 23 item 4) on a made-up Snakemake log:
+"""The scaling simulator (tools/simulate_schedule.py) on a made-up Snakemake log:
 a -> b (10 s, 20 s), c and d (15 s each, independent), e (two threads, 5 s) after everything."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 SPEC = importlib.util.spec_from_file_location(
-    "simulate_schedule", Path(__file__).resolve().parents[1] / "benchmarks" / "simulate_schedule.py")
+    "simulate_schedule", Path(__file__).resolve().parents[1] / "tools" / "simulate_schedule.py")
 simulate_schedule = sys.modules["simulate_schedule"] = importlib.util.module_from_spec(SPEC)
 SPEC.loader.exec_module(simulate_schedule)
 

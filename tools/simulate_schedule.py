@@ -1,4 +1,4 @@
-"""Scaling simulator (issue 23, item 4): a recorded run's jobs replayed on N cores.
+"""Scaling simulator: a recorded run's jobs replayed on N cores.
 
 Reads a Snakemake log (``.snakemake/log/*.snakemake.log``): every job's rule, inputs, outputs,
 threads, start and finish. A job depends on the jobs of the same log that wrote one of its inputs.
@@ -12,18 +12,18 @@ the predicted wall time is printed for each N, in two orders of the ready jobs:
 
 Beside them: the sum of the job times over N (the bound no schedule beats) and the longest chain of
 dependent jobs (the bound no number of cores beats). The durations are those of the recorded
-machine: on N cores that share memory bandwidth, a job runs slower (issue 23: 105 s per PIE m = 30
-LPP split on 16 busy cores against 85 s on 2), so read the prediction as a lower bound there.
+machine: on N cores that share memory bandwidth, a job runs slower (a PIE m = 30 LPP split took
+105 s on a busy 16-core machine against 85 s on 2 cores), so read the prediction as a lower bound there.
 
-    python benchmarks/simulate_schedule.py .snakemake/log/2026-11-27T041828.123456.snakemake.log
-    python benchmarks/simulate_schedule.py LOG --cores 2 4 8 16 64
-    python benchmarks/simulate_schedule.py --estimate llp_table2      # its cost-sized jobs, no log
+    python tools/simulate_schedule.py .snakemake/log/2026-11-27T041828.123456.snakemake.log
+    python tools/simulate_schedule.py LOG --cores 2 4 8 16 64
+    python tools/simulate_schedule.py --estimate llp_table2      # its cost-sized jobs, no log
 
 A run resumed over several sittings (Snakemake continues where it stopped) is given as the logs of
 its sittings, in order: their finished jobs are replayed as one run (a job cancelled by a stop is left
 out; its rerun in the next sitting counts), and the recorded wall time is the sum of the sittings'.
 
-    python benchmarks/simulate_schedule.py .snakemake/log/*.snakemake.log
+    python tools/simulate_schedule.py .snakemake/log/*.snakemake.log
 
 Check it on a 2-core run: ``recorded`` on 2 cores against the run's wall time (first start to last
 finish, summed over sittings), printed on the first line.
@@ -33,7 +33,7 @@ finish, summed over sittings), printed on the first line.
 fit_seconds`` in the run's result files, under ``--results``) plus the start-up of one process
 (``locproj.job_costs.STARTUP_SECONDS``), in place of the run's own blocks.
 
-    python benchmarks/simulate_schedule.py ../papers_run/.snakemake/log/*.log --reblock matrix \\
+    python tools/simulate_schedule.py ../papers_run/.snakemake/log/*.log --reblock matrix \\
         --results ../papers_run
 """
 

@@ -1,8 +1,8 @@
-"""The fidelity figure of every paper (published against ours, issue 24, item 2) from the committed
+"""The fidelity figure of every paper (its published numbers against ours) from the committed
 comparisons under docs/results, written to docs/results/fidelity/<paper target>.png; the same
 figure as the workflow's results/<paper target>/fidelity.png from a run's results.
 
-    python benchmarks/fidelity_figures.py [--out docs/results/fidelity]
+    python tools/fidelity_figures.py [--out docs/results/fidelity]
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ is the fit over every method. Prints the coefficients as the Python literal of `
 paste into ``src/locproj/job_costs.py``) and, per method, how far the model is from the recorded
 times.
 
-    python benchmarks/calibrate_costs.py docs/results/matrix/timing.csv --experiment matrix
+    python tools/calibrate_costs.py docs/results/matrix/timing.csv --experiment matrix
 """
 
 from __future__ import annotations

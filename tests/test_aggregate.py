@@ -4,19 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from locproj.error_tables import (
-    collect,
-    collect_cv_curves,
-    cv_curves_figure,
-    compare,
-    format_cell,
-    plot_cv_curves,
-    read_published,
-    significantly_best,
-    summarise,
-    write_comparison,
-    write_tables,
-)
+from locproj.comparison import compare, read_published, write_comparison
+from locproj.error_tables import collect, format_cell, significantly_best, summarise, write_tables
+from locproj.protocols.cv_curves import collect_cv_curves, cv_curves_figure, plot_cv_curves
 from locproj.results import write_result
 from locproj.selection import SplitResult
 

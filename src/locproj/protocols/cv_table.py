@@ -24,20 +24,22 @@ def aggregate_table(spec: dict, result_paths, out_dir, seed=None, notes=None) ->
     (:func:`locproj.config.data_notes`) say in each of them where the public data differ from the paper's."""
     # imported here, so that this protocol's jobs (locproj.protocols.split_jobs) never load pandas
     from .. import error_tables
+    from ..comparison import compare, read_published, write_comparison
+    from .cv_curves import collect_cv_curves, plot_cv_curves
 
     methods, labels = list(spec["methods"]), spec.get("labels", {})
     results = error_tables.collect(result_paths)
     summary = error_tables.summarise(results, methods)
     error_tables.write_tables(summary, out_dir, stem=spec.get("table_name", "table"), methods_order=methods,
                            method_labels=labels, dataset_order=list(spec["datasets"]), data_notes=notes)
-    published = error_tables.read_published(spec["published"]) if spec.get("published") else None
+    published = read_published(spec["published"]) if spec.get("published") else None
     if published is None:
         published = summary.iloc[:0][["dataset", "m", "method", "mean_error", "std_error", "mean_dim"]]
-    comparison = error_tables.compare(summary, published, spec.get("reasons"), spec.get("published_names"))
+    comparison = compare(summary, published, spec.get("reasons"), spec.get("published_names"))
     comparison = comparison[comparison["ours_mean"].notna()]     # rows this run reproduced
-    error_tables.write_comparison(comparison, out_dir, data_notes=notes)
-    curves, baselines = error_tables.collect_cv_curves(result_paths)
-    error_tables.plot_cv_curves(curves, Path(out_dir) / "figures", baselines=baselines, methods_order=methods,
+    write_comparison(comparison, out_dir, data_notes=notes)
+    curves, baselines = collect_cv_curves(result_paths)
+    plot_cv_curves(curves, Path(out_dir) / "figures", baselines=baselines, methods_order=methods,
                              method_labels=labels, method_entries=spec["methods"], data_notes=notes)
     if spec.get("ranks"):
         from .ranks import DEFAULT_ALPHA, write_ranks

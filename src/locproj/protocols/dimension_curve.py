@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .. import error_tables, reporting
+from ..comparison import compare, read_published, write_comparison
 from ..results import read_result
 from .split_jobs import SplitProtocol
 
@@ -116,14 +117,13 @@ def write_tables(lowest, by_cv, out_dir, *, stem, methods_order, method_labels, 
                                 latex="\n".join(latex), notes=notes, noted=shown)
 
 def comparison(lowest, by_cv, spec) -> pd.DataFrame:
-    """The lowest errors beside the published ones (:func:`locproj.error_tables.compare`), with our
+    """The lowest errors beside the published ones (:func:`locproj.comparison.compare`), with our
     CV-chosen error and dimension appended as ``ours_cv_mean, ours_cv_std, ours_cv_dim``."""
     if spec.get("published"):
-        published = error_tables.read_published(spec["published"])
+        published = read_published(spec["published"])
     else:
         published = lowest.iloc[:0][["dataset", "m", "method", "mean_error", "std_error", "mean_dim"]]
-    compared = error_tables.compare(lowest, _as_config_sizes(published), spec.get("reasons"),
-                                    spec.get("published_names"))
+    compared = compare(lowest, _as_config_sizes(published), spec.get("reasons"), spec.get("published_names"))
     compared = compared[compared["ours_mean"].notna()]
     honest = by_cv.assign(dataset=by_cv["dataset"].replace(dict(spec.get("published_names") or {})))
     honest = honest[_KEYS + ["mean_error", "std_error", "mean_dim"]].rename(
@@ -211,7 +211,7 @@ def aggregate_curves(spec: dict, result_paths, out_dir, seed=None, notes=None) -
     lowest, by_cv = summarise(results, methods)
     write_tables(lowest, by_cv, out_dir, stem=spec.get("table_name", "table"), methods_order=methods,
                  method_labels=labels, dataset_order=list(spec["datasets"]), notes=notes)
-    error_tables.write_comparison(comparison(lowest, by_cv, spec), out_dir, data_notes=notes)
+    write_comparison(comparison(lowest, by_cv, spec), out_dir, data_notes=notes)
     curves = curve_summary(long)
     reporting.write_text(out_dir / "curves.csv", reporting.frame_to_csv(reporting.with_notes(curves, notes)))
     plot_curves(curves, lowest, out_dir / "figures", spec, notes=notes)

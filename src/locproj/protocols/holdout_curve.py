@@ -58,6 +58,7 @@ import numpy as np
 import pandas as pd
 
 from .. import error_tables, reporting
+from ..comparison import most_specific_reason
 from .._io import reading_h5, writing_h5
 from ..config import RAW_METHOD, data_file, method_folders, registry_method, split_path, split_source
 from .base import (JobRule, Output, Protocol, estimator_source, failing_with_context, job_method,
@@ -389,7 +390,7 @@ def comparison(summary: pd.DataFrame, spec: dict, published: pd.DataFrame) -> pd
 
 def _reason(spec: dict, row) -> str:
     """The most specific configured reason matching the row's dataset, method and measure."""
-    return error_tables.most_specific_reason(spec.get("reasons"), row, ("dataset", "method", "measure"))
+    return most_specific_reason(spec.get("reasons"), row, ("dataset", "method", "measure"))
 
 
 def write_comparison(compared: pd.DataFrame, out_dir, notes=None) -> None:

@@ -51,6 +51,7 @@ import numpy as np
 import pandas as pd
 
 from .. import error_tables, reporting
+from ..comparison import most_specific_reason
 from .._io import reading_h5, writing_h5
 from ..config import RAW_METHOD, partition_size, registry_method
 from .base import job_method
@@ -258,7 +259,7 @@ def comparison(summary: pd.DataFrame, spec: dict, published: pd.DataFrame) -> pd
 
 def _reason(spec: dict, row) -> str:
     """The most specific configured reason matching the row's method, classifier and x."""
-    return error_tables.most_specific_reason(spec.get("reasons"), row, ("dataset", "method", "classifier", "x"))
+    return most_specific_reason(spec.get("reasons"), row, ("dataset", "method", "classifier", "x"))
 
 
 def write_comparison(compared: pd.DataFrame, out_dir, notes=None) -> None:
@@ -359,7 +360,7 @@ def crossovers(summary: pd.DataFrame, published: pd.DataFrame, spec: dict) -> pd
         holds = bool(item.x_from <= ours <= item.x_to)
         row = {**item._asdict(), "ours": ours, "holds": holds}
         keyed = SimpleNamespace(dataset=item.dataset, method="crossover", classifier=item.classifier)
-        reason = "" if holds else error_tables.most_specific_reason(spec.get("reasons"), keyed,
+        reason = "" if holds else most_specific_reason(spec.get("reasons"), keyed,
                                                                  ("dataset", "method", "classifier"))
         rows.append({**row, "reason": reason})
     return pd.DataFrame(rows)

@@ -26,7 +26,7 @@ def compare_checks(table: pd.DataFrame, spec: dict, experiment: str) -> pd.DataF
     hold, and says so when no reason is configured."""
     import pandas as pd
 
-    from ... import error_tables
+    from ...comparison import most_specific_reason
 
     published = pd.read_csv(spec["published"], comment="#")
     published = published[published["experiment"] == experiment]
@@ -41,7 +41,7 @@ def compare_checks(table: pd.DataFrame, spec: dict, experiment: str) -> pd.DataF
         ours = float("nan") if value is None or pd.isna(value) else float(value)
         slack = 0.0 if row.kind == "value" or pd.isna(row.slack) else float(row.slack)
         holds = bool(abs(ours - row.published) <= slack)
-        reason = "" if holds else error_tables.most_specific_reason(spec.get("reasons"), row, ("panel", "check"))
+        reason = "" if holds else most_specific_reason(spec.get("reasons"), row, ("panel", "check"))
         if pd.isna(ours) and not reason:
             reason = "no value of ours: the check never happened in the iterations run"
         rows.append({**row._asdict(), "ours": ours, "difference": ours - row.published, "holds": holds,

@@ -13,7 +13,7 @@ from sklearn.svm import SVC
 from locproj.data import derive_view, holdout_split
 from locproj.data.prepare import Dataset, stratified_sample
 from locproj.registry import estimator_factory
-from locproj.protocols import holdout_curve
+from locproj.protocols import curves, holdout_curve
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -278,6 +278,6 @@ def test_the_curve_figure_draws_the_svm_as_a_level_and_says_why_curves_end(tmp_p
     assert accuracy.get_ylabel() == "test accuracy (%)" and "support vectors" in support.get_ylabel()
     note = " ".join(figure.texts[0].get_text().split())
     assert "ten 5×2 CV fold models" in note and "Thick segments" in note and note.endswith("d: a toy")
-    holdout_curve.plot_curves(summary, spec, published, tmp_path / "a")
-    holdout_curve.plot_curves(summary, spec, published, tmp_path / "b")
+    curves.plot_curves(summary, spec, published, tmp_path / "a", holdout_curve.curve_figure)
+    curves.plot_curves(summary, spec, published, tmp_path / "b", holdout_curve.curve_figure)
     assert (tmp_path / "a" / "curves_d.png").read_bytes() == (tmp_path / "b" / "curves_d.png").read_bytes()

@@ -109,10 +109,17 @@ def read_published(path) -> pd.DataFrame:
     return pd.read_csv(path, comment="#", dtype={"best": str})
 
 
-def write_comparison(comparison: pd.DataFrame, out_dir, data_notes=None) -> list[Path]:
+def write_comparison(comparison: pd.DataFrame, out_dir, data_notes=None, *, columns=None,
+                     decimals: int = 1) -> list[Path]:
     """Write ``comparison.csv`` (with a ``data_note`` column) and ``comparison.md`` (numbers rounded
-    to 0.1, noted datasets marked † with their note below)."""
+    to ``decimals``, noted datasets marked † with their note below): any protocol's comparison.
+
+    ``columns`` are the columns rounded in the Markdown table (those of the frame; default: every
+    numeric column but ``m``)."""
     rounded = comparison.copy()
-    numeric = rounded.select_dtypes("number").columns.drop("m", errors="ignore")
-    rounded[numeric] = rounded[numeric].map(lambda v: "" if pd.isna(v) else f"{v:.1f}")
+    if columns is None:
+        columns = rounded.select_dtypes("number").columns.drop("m", errors="ignore")
+    for column in columns:
+        if column in rounded:
+            rounded[column] = rounded[column].map(lambda v: "" if pd.isna(v) else f"{v:.{decimals}f}")
     return write_table_files(out_dir, "comparison", comparison, rounded, notes=data_notes)

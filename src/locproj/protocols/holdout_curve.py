@@ -59,13 +59,15 @@ import pandas as pd
 
 from .. import error_tables, reporting
 from ..comparison import most_specific_reason
-from .._io import reading_h5, writing_h5
 from ..config import RAW_METHOD, data_file, method_folders, registry_method, split_path, split_source
+from ..results import read_swept, write_swept
 from .base import (JobRule, Output, Protocol, estimator_source, failing_with_context, job_method,
                    table_outputs)
+from .curves import CurveAggregation
 
 C_VALUES = (0.01, 0.1, 1.0, 10.0, 100.0)
-METHOD_KINDS = ("projection", "classifier", "raw")
+#: The arrays of :func:`run_holdout`, of shape (n_values, n_C, n_folds), in a job's file.
+ARRAYS = ("val_accuracy", "test_accuracy", "sv_percent", "fit_seconds", "n_svm_solves")
 MEASURES = ("accuracy", "sv_percent")
 STATISTICS = ("at", "mean", "min", "max")
 PUBLISHED_KINDS = ("value", "about", "lower_bound", "upper_bound")
@@ -177,14 +179,6 @@ def _linear_svm(Z_fit, y_fit, Z_val, y_val, Z_test, y_test, C):
     return svm.score(Z_val, y_val), svm.score(Z_test, y_test), 100.0 * svm.n_support_.sum() / len(y_fit), 0
 
 
-def _pca_first(n_components: int, X_fit, *others):
-    """PCA fitted on the fold's fit part (the registry's, deterministic signs) applied to every part."""
-    from ..registry import make_estimator
-
-    pca = make_estimator("pca", n_components=n_components).fit(X_fit)
-    return (pca.transform(X_fit), *(pca.transform(A) for A in others))
-
-
 def run_holdout(job: dict, new_estimator, X, y, folds, test, fold_seeds, limit: int | None = None) -> dict:
     """Every (r, C, fold) of one job (module docstring).
 
@@ -196,13 +190,15 @@ def run_holdout(job: dict, new_estimator, X, y, folds, test, fold_seeds, limit: 
     ``fit_seconds``, ``n_svm_solves`` (the method's own SVM solves; 1 for a linear SVC)."""
     values, grid, kind = list(job["values"]), list(job["C_values"]), job["kind"]
     shape = (len(values), len(grid), len(folds))
-    out = {name: np.full(shape, np.nan) for name in
-           ("val_accuracy", "test_accuracy", "sv_percent", "fit_seconds", "n_svm_solves")}
+    out = {name: np.full(shape, np.nan) for name in ARRAYS}
     X_test, y_test = X[test], y[test]
     for k, (fit, validation) in enumerate(folds):
         X_fit, y_fit, X_val, y_val = X[fit], y[fit], X[validation], y[validation]
         if job.get("pca_first"):     # §6.3: LFDA on Olivetti after PCA to 100 dimensions
-            X_fit, X_val, X_fold_test = _pca_first(int(job["pca_first"]), X_fit, X_val, X_test)
+            from ..methods.linear import LeadingPCA
+
+            pca = LeadingPCA(int(job["pca_first"])).fit(X_fit)
+            X_fit, X_val, X_fold_test = (pca.transform(A) for A in (X_fit, X_val, X_test))
         else:
             X_fold_test = X_test
         for t, r in enumerate(values):
@@ -236,26 +232,18 @@ def run_holdout(job: dict, new_estimator, X, y, folds, test, fold_seeds, limit: 
 
 
 def write_job(path, result: dict, job: dict, meta: dict, provenance: dict) -> None:
-    """One job's file, atomically: ``/values``, ``/C_values`` and the arrays of :func:`run_holdout`;
-    attributes ``meta`` (experiment, dataset, method, kind) and the provenance. Only
-    ``fit_seconds`` varies between reruns."""
-    with writing_h5(path) as h5:
-        h5.create_dataset("values", data=np.asarray(job["values"], dtype=np.int64))
-        h5.create_dataset("C_values", data=np.asarray(job["C_values"], dtype=np.float64))
-        for name, array in result.items():
-            h5.create_dataset(name, data=array)
-        for key, value in {**provenance, **meta}.items():
-            h5.attrs[key] = value
+    """One job's file (:func:`locproj.results.write_swept`): ``/values``, ``/C_values`` and the arrays
+    of :func:`run_holdout`; attributes ``meta`` (experiment, dataset, method, kind) and the
+    provenance. Only ``fit_seconds`` varies between reruns."""
+    write_swept(path, {"values": np.asarray(job["values"], dtype=np.int64),
+                       "C_values": np.asarray(job["C_values"], dtype=np.float64), **result}, {**provenance, **meta})
 
 
 def read_job(path) -> pd.DataFrame:
     """A file of :func:`write_job` as long rows: experiment, dataset, method, kind, x, C, fold,
     val_accuracy, test_accuracy (fractions), sv_percent, fit_seconds, n_svm_solves."""
-    with reading_h5(path) as h5:
-        attrs = dict(h5.attrs)
-        values, grid = h5["values"][()], h5["C_values"][()]
-        arrays = {name: h5[name][()] for name in
-                  ("val_accuracy", "test_accuracy", "sv_percent", "fit_seconds", "n_svm_solves")}
+    attrs, arrays = read_swept(path, ("values", "C_values", *ARRAYS))
+    values, grid = arrays.pop("values"), arrays.pop("C_values")
     t, j, k = np.meshgrid(np.arange(len(values)), np.arange(len(grid)),
                           np.arange(arrays["val_accuracy"].shape[2]), indexing="ij")
     frame = pd.DataFrame({"experiment": attrs["experiment"], "dataset": attrs["dataset"], "method": attrs["method"],
@@ -383,7 +371,7 @@ def comparison(summary: pd.DataFrame, spec: dict, published: pd.DataFrame) -> pd
                      "difference": difference, "holds": holds})
     compared = pd.DataFrame(rows)
     if compared.empty:
-        return compared
+        return pd.DataFrame(columns=["dataset", "method", "measure", "kind", "published", "ours", "holds", "reason"])
     compared["reason"] = [_reason(spec, row) if not row.holds else "" for row in compared.itertuples(index=False)]
     return compared
 
@@ -393,27 +381,9 @@ def _reason(spec: dict, row) -> str:
     return most_specific_reason(spec.get("reasons"), row, ("dataset", "method", "measure"))
 
 
-def write_comparison(compared: pd.DataFrame, out_dir, notes=None) -> None:
-    out_dir = Path(out_dir)
-    if compared.empty:
-        compared = pd.DataFrame(columns=["dataset", "method", "measure", "kind", "published", "ours", "holds",
-                                         "reason"])
-    rounded = compared.copy()
-    for column in ("published", "ours", "ours_std", "difference"):
-        if column in rounded:
-            rounded[column] = rounded[column].map(lambda v: "" if pd.isna(v) else f"{v:.2f}")
-    reporting.write_table_files(out_dir, "comparison", compared, rounded, notes=notes, noted=compared["dataset"])
-
 MEASURE_AXES = {"accuracy": ("mean_accuracy", "std_accuracy", "test accuracy (%)"),
                  "sv_percent": ("mean_sv", "std_sv", "support vectors (% of the fit part)")}
 PUBLISHED_STYLES = {"value": "-", "about": ":", "lower_bound": "-.", "upper_bound": "--"}
-
-
-def plot_curves(summary: pd.DataFrame, spec: dict, published: pd.DataFrame, stem_dir, notes=None) -> None:
-    """``curves_<dataset>`` per dataset (:func:`curve_figure`), saved with its outside legend."""
-    for dataset, rows in summary.groupby("dataset", sort=False):
-        figure = curve_figure(dataset, rows, spec, published, notes)
-        reporting.save_figure(figure, Path(stem_dir) / f"curves_{dataset}", tight=True)
 
 
 def curve_figure(dataset: str, rows: pd.DataFrame, spec: dict, published: pd.DataFrame, notes=None):
@@ -482,27 +452,7 @@ def _curve_note(dataset: str, spec: dict, statements: pd.DataFrame, raw: bool, n
     return text + (f" {dataset}: {notes[dataset]}" if dataset in (notes or {}) else "")
 
 
-def aggregate_holdout(spec: dict, result_paths, out_dir, seed=None, notes=None) -> None:
-    """Every output of the protocol (module docstring) into ``out_dir``."""
-    out_dir = Path(out_dir)
-    long = pd.concat([read_job(path) for path in result_paths], ignore_index=True)
-    order = {name: i for i, name in enumerate(spec["methods"])}
-    long = long.sort_values(["method", "x", "C", "fold"], key=lambda c: c.map(order) if c.name == "method" else c,
-                            kind="mergesort", ignore_index=True)
-    datasets = list(spec["datasets"])
-    long = long.sort_values("dataset", key=lambda c: c.map(datasets.index), kind="mergesort", ignore_index=True)
-    summary = curve_summary(long)
-    reporting.write_text(out_dir / "curves.csv", reporting.frame_to_csv(
-        reporting.with_notes(summary.drop(columns=["seconds_per_fit"]), notes)))
-    write_tables(summary.drop(columns=["seconds_per_fit"]), spec, out_dir, notes)
-    published = (read_published(spec["published"], long["experiment"].iloc[0]) if spec.get("published")
-                 else pd.DataFrame(columns=["dataset", "method", "measure", "kind", "published", "x_min", "x_max",
-                                            "statistic", "source"]))
-    write_comparison(comparison(summary, spec, published), out_dir, notes)
-    plot_curves(summary, spec, published, out_dir / "figures", notes)
-
-
-class HoldoutCurve(Protocol):
+class HoldoutCurve(CurveAggregation, Protocol):
     """Jobs are (dataset, method entry, block of r values) on the LPK split, one file each."""
 
     name = "holdout_curve"
@@ -563,8 +513,28 @@ class HoldoutCurve(Protocol):
         meta = {"experiment": job["experiment"], "dataset": job["dataset"], "method": job["method"], "kind": kind}
         write_job(outputs[0], result, job, meta, provenance_attrs(job, seed=seeds[0]))
 
-    def aggregate(self, spec: dict, inputs, out_dir, seed=None, notes=None) -> None:
-        aggregate_holdout(spec, list(inputs), out_dir, seed=seed, notes=notes)
+    # the aggregation (CurveAggregation): what each of its steps holds
+    published_columns = ("dataset", "method", "measure", "kind", "published", "x_min", "x_max", "statistic",
+                         "source")
+    rounded_columns, rounded_decimals = ("published", "ours", "ours_std", "difference"), 2
+
+    def read_results(self, spec: dict, paths) -> pd.DataFrame:
+        """Every job's rows, in config order of method, then x, C and fold, then dataset."""
+        long = pd.concat([read_job(path) for path in paths], ignore_index=True)
+        order = {name: i for i, name in enumerate(spec["methods"])}
+        long = long.sort_values(["method", "x", "C", "fold"], key=lambda c: c.map(order) if c.name == "method" else c,
+                                kind="mergesort", ignore_index=True)
+        datasets = list(spec["datasets"])
+        return long.sort_values("dataset", key=lambda c: c.map(datasets.index), kind="mergesort", ignore_index=True)
+
+    summarise = staticmethod(curve_summary)
+    write_tables = staticmethod(write_tables)
+    read_published = staticmethod(read_published)
+    comparison = staticmethod(comparison)
+    curve_figure = staticmethod(curve_figure)
+
+    def curves_table(self, summary: pd.DataFrame) -> pd.DataFrame:
+        return summary.drop(columns=["seconds_per_fit"])
 
     def outputs(self, experiment: str, spec: dict) -> list[Output]:
         return table_outputs(experiment, spec, "../report/table_holdout.rst", "../report/figures_holdout.rst",

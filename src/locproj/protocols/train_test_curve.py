@@ -52,12 +52,12 @@ import pandas as pd
 
 from .. import error_tables, reporting
 from ..comparison import most_specific_reason
-from .._io import reading_h5, writing_h5
 from ..config import RAW_METHOD, partition_size, registry_method
+from ..results import read_swept, write_swept
 from .base import job_method
+from .curves import CurveAggregation
 from .split_jobs import SplitProtocol
 
-X_KINDS = ("n_components", "n_per_class")
 _KEYS = ["dataset", "m", "method", "classifier"]
 
 
@@ -165,25 +165,21 @@ def run_repetition(job: dict, new_estimator, X_train, y_train, X_test, y_test, s
 
 
 def write_repetition(path, result: dict, job: dict, meta: dict, provenance: dict) -> None:
-    """One repetition's file, atomically: ``/values``, ``/errors`` (fractions, one column per
+    """One repetition's file (:func:`locproj.results.write_swept`): ``/values``, ``/errors`` (fractions, one column per
     classifier), ``/n_components``, ``/fit_seconds``; attributes ``meta`` (experiment, dataset, m,
     method, split), ``x``, ``classifiers`` (JSON) and the provenance. Only ``fit_seconds`` varies
     between reruns."""
-    with writing_h5(path) as h5:
-        h5.create_dataset("values", data=np.asarray(job["values"], dtype=np.int64))
-        for name in ("errors", "n_components", "fit_seconds"):
-            h5.create_dataset(name, data=result[name])
-        attrs = {**provenance, **meta, "x": job["x"], "classifiers": json.dumps(list(job["classifiers"]))}
-        for key, value in attrs.items():
-            h5.attrs[key] = value
+    arrays = {"values": np.asarray(job["values"], dtype=np.int64),
+              **{name: result[name] for name in ("errors", "n_components", "fit_seconds")}}
+    attrs = {**provenance, **meta, "x": job["x"], "classifiers": json.dumps(list(job["classifiers"]))}
+    write_swept(path, arrays, attrs)
 
 
 def read_repetition(path) -> pd.DataFrame:
     """A file of :func:`write_repetition` as long rows: experiment, dataset, m, method, classifier, split, x,
     test_error (fraction), n_components."""
-    with reading_h5(path) as h5:
-        attrs = dict(h5.attrs)
-        values, errors, found = h5["values"][()], h5["errors"][()], h5["n_components"][()]
+    attrs, arrays = read_swept(path, ("values", "errors", "n_components"))
+    values, errors, found = arrays["values"], arrays["errors"], arrays["n_components"]
     rows = [
         {"experiment": attrs["experiment"], "dataset": attrs["dataset"], "m": int(attrs["m"]),
          "method": attrs["method"], "classifier": name,
@@ -262,21 +258,7 @@ def _reason(spec: dict, row) -> str:
     return most_specific_reason(spec.get("reasons"), row, ("dataset", "method", "classifier", "x"))
 
 
-def write_comparison(compared: pd.DataFrame, out_dir, notes=None) -> None:
-    out_dir = Path(out_dir)
-    rounded = compared.copy()
-    for column in ("published", "ours_mean", "ours_std", "difference"):
-        rounded[column] = rounded[column].map(lambda v: "" if pd.isna(v) else f"{v:.1f}")
-    reporting.write_table_files(out_dir, "comparison", compared, rounded, notes=notes, noted=compared["dataset"])
-
 X_LABELS = {"n_components": "dimension m", "n_per_class": "training samples per class n"}
-
-
-def plot_curves(summary: pd.DataFrame, spec: dict, published: pd.DataFrame, stem_dir, notes=None) -> None:
-    """``curves_<dataset>`` per dataset (:func:`curve_figure`), saved with its outside legend."""
-    for dataset, rows in summary.groupby("dataset", sort=False):
-        figure = curve_figure(dataset, rows, spec, published, notes)
-        reporting.save_figure(figure, Path(stem_dir) / f"curves_{dataset}", tight=True)
 
 
 def curve_figure(dataset: str, rows: pd.DataFrame, spec: dict, published: pd.DataFrame, notes=None):
@@ -370,23 +352,7 @@ def write_crossovers(compared: pd.DataFrame, out_dir, notes=None) -> None:
     """``crossover.csv`` and ``crossover.md`` (:func:`crossovers`)."""
     reporting.write_table_files(out_dir, "crossover", compared, notes=notes)
 
-def aggregate_train_test(spec: dict, result_paths, out_dir, seed=None, notes=None) -> None:
-    """Every output of the protocol (module docstring) into ``out_dir``."""
-    out_dir = Path(out_dir)
-    long = pd.concat([read_repetition(path) for path in result_paths], ignore_index=True)
-    summary = curve_summary(long)
-    reporting.write_text(out_dir / "curves.csv", reporting.frame_to_csv(reporting.with_notes(summary, notes)))
-    write_tables(summary, spec, out_dir, notes)
-    published = (read_published(spec["published"], long["experiment"].iloc[0]) if spec.get("published")
-                 else pd.DataFrame(columns=["dataset", "method", "classifier", "x", "error", "source"]))
-    write_comparison(comparison(summary, spec, published), out_dir, notes)
-    plot_curves(summary, spec, published, out_dir / "figures", notes)
-    if spec.get("published_crossover"):
-        write_crossovers(crossovers(summary, read_published(spec["published_crossover"], long["experiment"].iloc[0]),
-                                    spec), out_dir, notes)
-
-
-class TrainTestCurve(SplitProtocol):
+class TrainTestCurve(CurveAggregation, SplitProtocol):
     name = "train_test_curve"
     table_caption = "../report/table_train_test.rst"
     figures_caption = "../report/figures_train_test.rst"
@@ -429,8 +395,24 @@ class TrainTestCurve(SplitProtocol):
                 "method": job["method"], "split": split}
         write_repetition(output, result, job, meta, provenance_attrs(job, seed=seed))
 
-    def aggregate(self, spec: dict, inputs, out_dir, seed=None, notes=None) -> None:
-        aggregate_train_test(spec, list(inputs), out_dir, seed=seed, notes=notes)
+    # the aggregation (CurveAggregation): what each of its steps holds
+    published_columns = ("dataset", "method", "classifier", "x", "error", "source")
+    rounded_columns, rounded_decimals = ("published", "ours_mean", "ours_std", "difference"), 1
+
+    def read_results(self, spec: dict, paths) -> pd.DataFrame:
+        return pd.concat([read_repetition(path) for path in paths], ignore_index=True)
+
+    summarise = staticmethod(curve_summary)
+    write_tables = staticmethod(write_tables)
+    read_published = staticmethod(read_published)
+    comparison = staticmethod(comparison)
+    curve_figure = staticmethod(curve_figure)
+
+    def aggregate_more(self, summary: pd.DataFrame, spec: dict, out_dir: Path, experiment: str, notes=None) -> None:
+        """``crossover.csv`` and ``.md`` with ``published_crossover`` (:func:`crossovers`)."""
+        if spec.get("published_crossover"):
+            write_crossovers(crossovers(summary, read_published(spec["published_crossover"], experiment), spec),
+                             out_dir, notes)
 
 
 PROTOCOL = TrainTestCurve()

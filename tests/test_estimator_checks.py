@@ -2,6 +2,7 @@
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from locproj import registry
 from locproj.methods import (
     Fisherfaces,
     KernelLPP,
@@ -9,6 +10,7 @@ from locproj.methods import (
     LocalLearningProjection,
     LocallyEmbeddedAnalysis,
     LocalityPreservingProjection,
+    LocalProjectionKernelSVC,
     SupervisedLLE,
 )
 from locproj.methods.linear import LeadingPCA
@@ -62,3 +64,14 @@ def _expected_failures(estimator):
 @parametrize_with_checks(ESTIMATORS, expected_failed_checks=_expected_failures)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_every_estimator_class_of_the_registry_is_checked():
+    """Every locproj estimator class that a method of ``registry.METHODS`` builds has instances in
+    ESTIMATORS; LocalProjectionKernelSVC (lpk, gpk) is checked in tests/test_lpk.py, and
+    scikit-learn's own estimators (raw, pca, sklearn_lle) by scikit-learn."""
+    built = {type(registry.make_estimator(name)) for name in registry.METHODS}
+    ours = {cls for cls in built if cls.__module__.startswith("locproj.")}
+    checked = {type(estimator) for estimator in ESTIMATORS} | {LocalProjectionKernelSVC}
+    missing = sorted(cls.__name__ for cls in ours - checked)
+    assert not missing, f"no scikit-learn checks for {missing}: add instances to ESTIMATORS"

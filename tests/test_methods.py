@@ -208,9 +208,7 @@ def test_single_class_and_nonfinite_are_clear_errors(est):
             clone(est).fit(Xb, y)
 
 
-def test_registry(monkeypatch):
-    assert set(registry.METHODS) == {"raw", "pca", "lda", "lpp", "klpp", "llp", "lea", "lfda", "sklearn_lle", "lle",
-                                     "slle", "lpk", "gpk"}
+def test_registry():
     X, y = _faces_like()
     for name, spec in registry.METHODS.items():
         est = registry.make_estimator(name)
@@ -221,13 +219,53 @@ def test_registry(monkeypatch):
     assert registry.max_components("lda", 400, 40, 50) == 11  # PCA to d - (c - 1) = 11 first
     assert registry.max_components("lpp", 40, 4, 50) == 39
     assert registry.max_components("llp", 400, 4, 50) == 50
-    monkeypatch.setitem(registry.PLANNED, "future", "a method of a paper to come")
-    with pytest.raises(NotImplementedError, match="a method of a paper to come"):
-        registry.make_estimator("future")
     with pytest.raises(ValueError, match="unknown method 'foo'"):
         registry.make_estimator("foo")
     with pytest.raises(ValueError, match="does not take"):
         registry.make_estimator("lpp", reg=1.0)
+
+
+@pytest.mark.parametrize("name", sorted(registry.METHODS))
+def test_a_registry_entry_takes_its_estimators_parameters(name):
+    """A built-in method takes what its estimator's get_params() lists (and n_components), except
+    the parameters its name fixes; ``raw`` takes nothing."""
+    spec = registry.METHODS[name]
+    keys = set(spec.make().get_params())
+    assert set(spec.params) <= keys and "n_components" not in spec.params
+    if name == "raw":
+        assert spec.params == ()
+        with pytest.raises(ValueError, match="does not take"):
+            spec.make(n_components=2)
+        return
+    assert "n_components" in keys
+    fixed = keys - set(spec.params) - {"n_components"}
+    for key in fixed:   # a fixed parameter is refused, naming it
+        with pytest.raises(ValueError, match=f"does not take \\['{key}'\\]"):
+            spec.make(**{key: spec.make().get_params()[key]})
+    for key, value in spec.make().get_params().items():   # every other one is passed through
+        if key in spec.params or key == "n_components":
+            assert spec.make(**{key: value}).get_params() == spec.make().get_params()
+
+
+def test_the_names_fix_their_parameters():
+    def params(name):
+        return registry.make_estimator(name).get_params()
+
+    assert params("pca")["svd_solver"] == "full"
+    assert (params("sklearn_lle")["method"], params("sklearn_lle")["eigen_solver"]) == ("standard", "dense")
+    assert params("lle")["alpha"] == 0.0 and params("gpk")["n_regions"] == 1
+    # their solvers are deterministic, so they take no seed (train_test_curve hands one to a method
+    # that takes random_state), as before the parameters came from get_params()
+    for name in ("pca", "sklearn_lle"):
+        assert params(name)["random_state"] is None and "random_state" not in registry.METHODS[name].params
+
+
+def test_every_estimator_of_locproj_methods_is_a_registry_method():
+    import locproj.methods
+
+    built = {type(registry.make_estimator(name)) for name in registry.METHODS}
+    missing = sorted(name for name in locproj.methods.__all__ if getattr(locproj.methods, name) not in built)
+    assert not missing, f"no entry of registry.METHODS builds {missing}"
 
 
 def test_registry_pca_is_deterministic_for_few_components_of_a_large_matrix():

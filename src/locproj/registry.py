@@ -12,8 +12,9 @@ drawn beside LEA in embedding figures.
 (paper 002): classifiers whose ``transform`` gives the gated projections, ``n_components`` being
 the ``r`` of each local projection.
 
-``PLANNED`` names documented placeholders, for which :func:`make_estimator` raises
-``NotImplementedError`` naming the source; there are none at present.
+A built-in method is one line of :data:`METHODS`: its estimator class, the parameters its config
+name fixes, its bound and flags. The hyper-parameters it takes are the class's ``get_params()``
+(besides ``n_components``) less the fixed ones, so a new method is its module plus that one line.
 
 A method entry of an experiment is either a built-in name (the entry's ``method`` key, else its
 own name) or any scikit-learn-compatible estimator by import path (``estimator: "module:Class"``,
@@ -24,6 +25,7 @@ protocols have one path for every method.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Callable
 
@@ -45,7 +47,7 @@ from .methods import (
 )
 from .methods.linear import LeadingPCA
 
-__all__ = ["MethodSpec", "METHODS", "PLANNED", "bound_reason", "estimator_factory", "make_estimator", "max_components",
+__all__ = ["MethodSpec", "METHODS", "bound_reason", "estimator_factory", "make_estimator", "max_components",
            "method_spec"]
 
 
@@ -74,7 +76,10 @@ class MethodSpec:
     factory : callable
         ``factory(**params)`` returns an unfitted estimator.
     params : tuple of str
-        Hyper-parameter names accepted by ``factory`` (besides ``n_components``).
+        Hyper-parameter names accepted by ``factory`` (besides ``n_components``): for a built-in
+        method, its class's ``get_params()`` less the parameters its config name fixes
+        (:func:`_builtin`); a method that takes ``random_state`` is handed a seed by the protocols
+        that draw one (``train_test_curve``).
     supervised : bool
         Whether ``fit`` uses the labels (by default).
     bound : callable
@@ -116,72 +121,48 @@ class MethodSpec:
         return self.bound(n_samples, n_classes, n_features)
 
 
-_GRAPH = ("n_neighbors", "supervised", "column_scaling")
+def _builtin(name: str, cls: type, supervised: bool, bound: Callable[[int, int, int], int], fixed: dict | None = None,
+             classifier: bool = False) -> MethodSpec:
+    """The built-in method ``name``: ``cls`` with the parameters ``fixed`` (those its config name
+    fixes), taking every other parameter of ``cls().get_params()``."""
+    fixed = fixed or {}
+    params = tuple(key for key in cls().get_params() if key != "n_components" and key not in fixed)
+    return MethodSpec(name, partial(cls, **fixed) if fixed else cls, params, supervised, bound, classifier=classifier)
 
 
-def _sklearn_lle(**params) -> LocallyLinearEmbedding:
-    """scikit-learn's standard LLE with the dense eigensolver (deterministic), for comparison panels.
-
-    Nonlinear: no ``components_``; ``transform`` maps novel points by their barycentric weights.
-    """
-    return LocallyLinearEmbedding(method="standard", eigen_solver="dense", **params)
-
-
-def _pca(**params) -> PCA:
-    """PCA by the full SVD: deterministic (scikit-learn's default is a randomised SVD when few
-    components of a large matrix are asked for) and what the default already does for all of them."""
-    return PCA(svd_solver="full", **params)
-
-
-_LLE = ("n_neighbors", "reg", "retained_variance", "n_subset", "eigen_solver", "random_state")
-
-
-_LPK = ("C", "kernel", "degree", "s", "max_iter", "tol", "random_state")
-
-
-def _gpk(**params) -> LocalProjectionKernelSVC:
-    """The global projection kernel: LPK with one region (paper 002 §2)."""
-    return LocalProjectionKernelSVC(n_regions=1, **params)
-
-
-def _lle(**params) -> SupervisedLLE:
-    """LLE with out-of-sample mapping (paper 004 §2-3): SLLE without labels (alpha = 0)."""
-    return SupervisedLLE(alpha=0.0, **params)
-
-
+# pca: the full SVD, deterministic (scikit-learn's default is a randomised SVD when few components of
+# a large matrix are asked for) and what the default already does for all of them. sklearn_lle:
+# scikit-learn's standard LLE with the dense eigensolver (deterministic), for comparison panels;
+# nonlinear (no components_; transform maps novel points by their barycentric weights). Neither uses
+# a random_state with these solvers: it is fixed to its default, so no protocol hands them a seed.
+# lle: LLE with out-of-sample mapping (paper 004 §2-3), SLLE without labels. gpk: the global
+# projection kernel, LPK with one region (paper 002 §2). lpk and gpk are classifiers that also
+# transform: n_components is r, at most d.
 METHODS: dict[str, MethodSpec] = {
     spec.name: spec
     for spec in [
-        MethodSpec("raw", lambda **kw: FunctionTransformer(**kw), (), False, _raw_bound),
-        MethodSpec("pca", _pca, ("whiten",), False, _rank_bound),
-        MethodSpec("lda", Fisherfaces, ("solver", "column_scaling"), True, _lda_bound),
-        MethodSpec("lpp", LocalityPreservingProjection, _GRAPH + ("weight", "gamma"), True, _rank_bound),
-        MethodSpec("klpp", KernelLPP, _GRAPH + ("kernel", "gamma", "degree", "coef0", "weight", "t"),
-                   True, _rank_bound),
-        MethodSpec("llp", LocalLearningProjection, _GRAPH + ("reg", "kernel", "gamma", "center"), True,
-                   _rank_bound),
-        MethodSpec("lea", LocallyEmbeddedAnalysis,
-                   _GRAPH + ("reg", "reg_mode", "retained_variance", "mode"), True, _rank_bound),
-        MethodSpec("lfda", LocalFisherDiscriminantAnalysis, ("n_neighbors", "column_scaling"), True,
-                   _rank_bound),
-        MethodSpec("sklearn_lle", _sklearn_lle, ("n_neighbors", "reg"), False, _rank_bound),
-        MethodSpec("lle", _lle, _LLE, False, _rank_bound),
-        MethodSpec("slle", SupervisedLLE, _LLE + ("alpha",), True, _rank_bound),
-        # classifiers that also transform (paper 002): n_components is r, at most d
-        MethodSpec("lpk", LocalProjectionKernelSVC, ("n_regions",) + _LPK, True, _raw_bound, classifier=True),
-        MethodSpec("gpk", _gpk, _LPK, True, _raw_bound, classifier=True),
+        MethodSpec("raw", FunctionTransformer, (), False, _raw_bound),   # the input itself: no parameter at all
+        _builtin("pca", PCA, False, _rank_bound, {"svd_solver": "full", "random_state": None}),
+        _builtin("lda", Fisherfaces, True, _lda_bound),
+        _builtin("lpp", LocalityPreservingProjection, True, _rank_bound),
+        _builtin("klpp", KernelLPP, True, _rank_bound),
+        _builtin("llp", LocalLearningProjection, True, _rank_bound),
+        _builtin("lea", LocallyEmbeddedAnalysis, True, _rank_bound),
+        _builtin("lfda", LocalFisherDiscriminantAnalysis, True, _rank_bound),
+        _builtin("sklearn_lle", LocallyLinearEmbedding, False, _rank_bound,
+                 {"method": "standard", "eigen_solver": "dense", "random_state": None}),
+        _builtin("lle", SupervisedLLE, False, _rank_bound, {"alpha": 0.0}),
+        _builtin("slle", SupervisedLLE, True, _rank_bound),
+        _builtin("lpk", LocalProjectionKernelSVC, True, _raw_bound, classifier=True),
+        _builtin("gpk", LocalProjectionKernelSVC, True, _raw_bound, {"n_regions": 1}, classifier=True),
     ]
 }
-
-PLANNED: dict[str, str] = {}
 
 
 def _spec(name: str) -> MethodSpec:
     if name in METHODS:
         return METHODS[name]
-    if name in PLANNED:
-        raise NotImplementedError(f"method {name!r} is planned but not implemented yet: {PLANNED[name]}.")
-    raise ValueError(f"unknown method {name!r}; known: {sorted(METHODS)} (planned: {sorted(PLANNED)}).")
+    raise ValueError(f"unknown method {name!r}; known: {sorted(METHODS)}.")
 
 
 def make_estimator(name: str, **params) -> BaseEstimator:

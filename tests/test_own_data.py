@@ -19,7 +19,7 @@ import yaml
 
 from locproj.data import DataError, load_dataset, prepare_dataset, read_dataset_file
 from locproj.data.checks import check_dataset_options, check_local_datasets
-from locproj.data.readers import READER_OPTIONS, read_dataset
+from locproj.data.readers import FORMATS, read_dataset
 from locproj.data.sources import local_files, sha256_path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -146,8 +146,8 @@ def test_an_image_folder_reads_any_pillow_format_in_grey_and_resizes(tmp_path):
 def test_every_reader_option_is_in_the_config_schema():
     schema = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
     dataset = schema["properties"]["datasets"]["additionalProperties"]
-    assert set(dataset["properties"]["format"]["enum"]) == set(READER_OPTIONS)
-    options = {key for keys in READER_OPTIONS.values() for key in keys}
+    assert set(dataset["properties"]["format"]["enum"]) == set(FORMATS)
+    options = {key for form in FORMATS.values() for key in form.options}
     assert options <= set(dataset["properties"])
 
 

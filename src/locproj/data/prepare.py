@@ -25,7 +25,7 @@ import numpy as np
 from .._io import sha256_file, unreadable_message, writing_h5
 from .errors import DataError
 from .images import jpeg_round_trip, resize_images
-from .readers import GENERATED_FORMATS, RawData, class_names, read_dataset
+from .readers import FORMATS, RawData, class_names, read_dataset
 from .sources import check_exists, local_paths, sha256_path, verify_pinned
 
 log = logging.getLogger(__name__)
@@ -88,7 +88,7 @@ def prepare_dataset(name: str, spec: dict, raw_paths: list[Path], output: Path, 
         **({"source_note": spec["note"]} if spec.get("note") else {}),
         **raw.extra,
     }
-    if spec.get("format") in GENERATED_FORMATS:
+    if FORMATS[spec["format"]].source == "generated":    # read_dataset has refused an unknown format
         attrs["generator_seed"] = spec.get("seed", seed)
     data = Dataset(raw.X, y, names, raw.image_shape, attrs)
     write_dataset(output, data)

@@ -1,88 +1,103 @@
 """Readers turning raw benchmark files (or a user's own files) into (X, labels, image shape).
 
-Each reader takes the dataset's config entry (its options) and the paths of its raw files, and
-returns a :class:`RawData`. Images come out row-major: ``X[i].reshape(h, w)`` is upright. The
-``format`` key picks the reader; :data:`READER_OPTIONS` lists the options each one takes
-(:func:`check_options` refuses any other key, naming the ones it takes). A reader validates what it
-reads and raises :class:`DataError` naming the file, the line, sample or image, and the fix.
+:data:`FORMATS` is the one table of data formats: the ``format`` key of a dataset entry picks its
+:class:`Format`, that is its reader, the options the reader takes (:func:`check_options` refuses any
+other key, naming the ones it takes) and where the samples come from (files, a local folder, a
+seeded generator or a package's built-in data). A file reader takes the dataset's config entry (its
+options) and the paths of its raw files, and returns a :class:`~locproj.data.raw.RawData`. Images
+come out row-major: ``X[i].reshape(h, w)`` is upright. A reader validates what it reads and raises
+:class:`DataError` naming the file, the line, sample or image, and the fix. Adding a format is one
+entry of :data:`FORMATS` and one line of the config schema's format enum (docs/data-formats.md).
 
 ===================  ================================================================================
 format               reads
 ===================  ================================================================================
 ``csv``, ``tsv``     delimited text, one sample a line, the label in a column given by name or index
+                     (:mod:`locproj.data.text_reader`)
 ``npz``, ``npy``     one ``.npz`` holding ``X`` and ``y`` (other keys with ``x_key``/``y_key``), or two
                      ``.npy`` files, features then labels
 ``mat``              MATLAB (v7 or older): samples in rows or columns of named variables, any pixel order
 ``image_folder``     a folder with one subfolder per class, images in any format Pillow reads
 ``image_zip``        images in a zip archive, the class and order from each member's name
 ===================  ================================================================================
+
+The other formats read no files: ``sklearn_digits`` (scikit-learn's 8x8 digits) and the seeded
+generators ``waveform_generator``, ``sine_manifold_generator``, ``four_clusters_generator``,
+``two_moons_generator`` and ``circles_generator`` (the seed is recorded in the provenance).
 """
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import difflib
 import io
 import re
 import zipfile
+from functools import partial
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
 from .errors import DataError
 from .manifolds import generate_sine_manifold
+from .raw import RawData, to_row_major
+from .text_reader import TEXT_OPTIONS, read_csv
 from .toys import generate_circles, generate_four_clusters, generate_two_moons
 from .waveform import generate_waveform
 
-#: Formats drawn by a seeded generator rather than read from files (the seed is recorded).
-GENERATED_FORMATS = ("waveform_generator", "sine_manifold_generator", "four_clusters_generator",
-                     "two_moons_generator", "circles_generator")
-
+__all__ = ["COMMON_OPTIONS", "FORMATS", "Format", "RawData", "check_options", "class_names", "read_dataset",
+           "scan_dataset", "to_row_major"]
 
 #: Keys any dataset entry may have, whatever its format.
 COMMON_OPTIONS = ("description", "optional", "note", "format", "files", "path", "sha256", "class_names",
                   "class_name_format", "content_sha256")
 
-_TEXT_OPTIONS = ("label_column", "header", "delimiter", "ignore_columns", "header_lines", "skip_prefixes",
-                 "image_shape", "pixel_order")
-
-#: The options each format's reader takes, besides :data:`COMMON_OPTIONS`.
-READER_OPTIONS: dict[str, tuple[str, ...]] = {
-    "csv": _TEXT_OPTIONS,
-    "tsv": _TEXT_OPTIONS,
-    "npz": ("x_key", "y_key", "image_shape", "pixel_order"),
-    "npy": ("image_shape", "pixel_order"),
-    "mat": ("x_var", "y_var", "samples_in", "image_shape", "pixel_order", "labels_from_index", "label_map"),
-    "image_folder": ("image_shape",),
-    "image_zip": ("member_pattern", "image_shape"),
-    "sklearn_digits": (),
-    "waveform_generator": ("n_samples", "seed"),
-    "sine_manifold_generator": ("n_samples", "seed", "noise", "amplitude", "periods"),
-    "four_clusters_generator": ("n_samples", "seed", "noise", "centre"),
-    "two_moons_generator": ("n_samples", "seed", "noise"),
-    "circles_generator": ("n_samples", "seed", "noise", "factor"),
-}
-
-#: Formats that read files the user has (a ``path:``) or the pipeline fetches (``files:``).
-FILE_FORMATS = ("csv", "tsv", "npz", "npy", "mat", "image_folder", "image_zip")
+#: Where a format's samples come from, and so how its reader is called (:meth:`Format.read`).
+SOURCES = ("files", "folder", "generated", "builtin")
 
 
-@dataclasses.dataclass
-class RawData:
-    X: np.ndarray                      # (n_samples, n_features) float64
-    labels: np.ndarray | None          # raw labels (any type) or None when unlabelled
-    image_shape: tuple[int, int] | None = None
-    extra: dict = dataclasses.field(default_factory=dict)   # attributes to keep (e.g. partitions)
-    #: where each sample comes from (file and line, or image), for messages; not stored
-    locations: list[str] | None = dataclasses.field(default=None, repr=False)
+@dataclasses.dataclass(frozen=True)
+class Format:
+    """One data format of :data:`FORMATS`.
 
-    def where(self, rows, limit: int = 5) -> str:
-        """The first ``limit`` of ``rows`` (sample positions) as their file lines or images."""
-        rows = [int(r) for r in rows]
-        shown = [self.locations[r] if self.locations else f"sample {r}" for r in rows[:limit]]
-        more = f" and {len(rows) - limit} more" if len(rows) > limit else ""
-        return "; ".join(shown) + more
+    Attributes
+    ----------
+    reader : callable
+        Returns a :class:`~locproj.data.raw.RawData`. Called as ``reader(spec, paths)`` for the
+        sources ``files`` and ``folder``, ``reader(spec, seed)`` for ``generated`` and
+        ``reader(spec)`` for ``builtin``; ``spec`` is the dataset's config entry.
+    options : tuple of str
+        The keys the reader takes, besides :data:`COMMON_OPTIONS`.
+    source : str
+        ``files``: files the user has (``path:``) or the pipeline fetches (``files:``); ``folder``: a
+        local folder, given as ``path:``; ``generated``: drawn by a seeded generator (the seed is
+        recorded); ``builtin``: data that come with a package.
+    scan : callable, optional
+        ``scan(spec, paths)``: what the start-up checks read instead of the whole data (the labels
+        and where each sample is, validated), when that is cheaper than ``reader``.
+    """
+
+    reader: Callable[..., RawData]
+    options: tuple[str, ...] = ()
+    source: str = "files"
+    scan: Callable[..., RawData] | None = None
+
+    def __post_init__(self):
+        if self.source not in SOURCES:
+            raise ValueError(f"Format source {self.source!r} is not one of {', '.join(SOURCES)}")
+
+    @property
+    def reads_files(self) -> bool:
+        """Whether the dataset entry gives files (``path:`` or ``files:``)."""
+        return self.source in ("files", "folder")
+
+    def read(self, spec: dict, paths: list[Path], seed: int | None = None) -> RawData:
+        if self.reads_files:
+            return self.reader(spec, paths)
+        if self.source == "generated":
+            return self.reader(spec, seed)
+        return self.reader(spec)
 
 
 def check_options(name: str, spec: dict) -> None:
@@ -90,63 +105,51 @@ def check_options(name: str, spec: dict) -> None:
     takes; and a source that does not fit the format (``path:`` or ``files:``, not both)."""
     fmt = spec.get("format")
     where = f"datasets.{name}"
-    if fmt not in READER_OPTIONS:
-        raise DataError(f"{where}: unknown format {fmt!r}; set `format:` to one of {', '.join(READER_OPTIONS)}")
-    allowed = set(COMMON_OPTIONS) | set(READER_OPTIONS[fmt])
+    if fmt not in FORMATS:
+        raise DataError(f"{where}: unknown format {fmt!r}; set `format:` to one of {', '.join(FORMATS)}")
+    form = FORMATS[fmt]
+    allowed = set(COMMON_OPTIONS) | set(form.options)
     for key in spec:
         if key not in allowed:
             close = difflib.get_close_matches(str(key), sorted(allowed), n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            takes = ", ".join(READER_OPTIONS[fmt]) or "no options of its own"
+            takes = ", ".join(form.options) or "no options of its own"
             raise DataError(
                 f"{where}: unknown key {key!r}{hint} for format {fmt!r}. Format {fmt!r} takes {takes}; "
                 f"every dataset may also have {', '.join(COMMON_OPTIONS)}. Fix: rename or remove {key!r}."
             )
     if "path" in spec and "files" in spec:
         raise DataError(f"{where}: give either `path:` (a local file or folder) or `files:` (files to fetch), not both")
-    if fmt not in FILE_FORMATS and ("path" in spec or "files" in spec):
+    if not form.reads_files and ("path" in spec or "files" in spec):
         raise DataError(f"{where}: format {fmt!r} reads no files; remove `path:` and `files:`")
-    if fmt in FILE_FORMATS and "path" not in spec and "files" not in spec:
+    if form.reads_files and "path" not in spec and "files" not in spec:
         raise DataError(f"{where}: format {fmt!r} reads files: add `path:` (your local file or folder)")
-    if fmt == "image_folder" and "path" not in spec:
-        raise DataError(f"{where}: format 'image_folder' reads a local folder: give it as `path:`")
+    if form.source == "folder" and "path" not in spec:
+        raise DataError(f"{where}: format {fmt!r} reads a local folder: give it as `path:`")
     if "sha256" in spec and "path" not in spec:
         raise DataError(f"{where}: `sha256:` pins a local `path:`; fetched `files:` have a sha256 each")
 
 
 def read_dataset(name: str, spec: dict, paths: list[Path], seed: int | None = None) -> RawData:
-    """Dispatch on ``spec['format']``."""
+    """Read dataset ``name`` with the reader of its format (``spec['format']``, :data:`FORMATS`);
+    ``seed`` draws a generated one unless ``spec`` gives its own ``seed``."""
     fmt = spec.get("format")
-    readers = {
-        "mat": read_mat,
-        "csv": read_csv,
-        "tsv": read_csv,
-        "npz": read_npz,
-        "npy": read_npy,
-        "image_folder": read_image_folder,
-        "image_zip": read_image_zip,
-        "sklearn_digits": lambda spec, paths: read_sklearn_digits(),
-        "waveform_generator": lambda spec, paths: _generated_waveform(spec, seed),
-        "sine_manifold_generator": lambda spec, paths: _generated_sine_manifold(spec, seed),
-        "four_clusters_generator": lambda spec, paths: _generated_four_clusters(spec, seed),
-        "two_moons_generator": lambda spec, paths: _generated_two_moons(spec, seed),
-        "circles_generator": lambda spec, paths: _generated_circles(spec, seed),
-    }
-    if fmt not in readers:
-        raise DataError(f"dataset {name!r}: unknown format {fmt!r}; use one of {sorted(readers)}")
+    if fmt not in FORMATS:
+        raise DataError(f"dataset {name!r}: unknown format {fmt!r}; use one of {sorted(FORMATS)}")
     try:
-        return readers[fmt](spec, paths)
+        return FORMATS[fmt].read(spec, paths, seed)
     except DataError as error:
         raise DataError(f"dataset {name!r}: {error}") from error
 
 
 def scan_dataset(name: str, spec: dict, paths: list[Path]) -> RawData:
-    """What the start-up checks need: the labels and where each sample is, validated. A folder of
-    images is scanned without decoding (sizes from the image headers; ``X`` has no columns); other
-    formats are read whole."""
-    if spec.get("format") == "image_folder":
+    """What the start-up checks need: the labels and where each sample is, validated. A format with
+    a ``scan`` (a folder of images: sizes from the image headers, ``X`` without columns) is scanned;
+    the others are read whole."""
+    fmt = FORMATS.get(spec.get("format"))
+    if fmt is not None and fmt.scan is not None:
         try:
-            return read_image_folder(spec, paths, decode=False)
+            return fmt.scan(spec, paths)
         except DataError as error:
             raise DataError(f"dataset {name!r}: {error}") from error
     return read_dataset(name, spec, paths)
@@ -215,27 +218,6 @@ def _mat_labels(spec: dict, contents: dict, path: Path, n: int) -> np.ndarray | 
         raise DataError(f"{path}: {len(labels)} labels for {n} samples")
     mapping = {int(k): int(v) for k, v in (spec.get("label_map") or {}).items()}
     return np.array([mapping.get(int(label), int(label)) for label in labels], dtype=np.int64)
-
-
-def to_row_major(X: np.ndarray, image_shape: tuple[int, ...], order: str) -> np.ndarray:
-    """Rewrite each row of ``X`` (an image flattened in ``order``) as a row-major flattened image.
-
-    ``image_shape`` is any shape, e.g. ``(h, w)`` or ``(h, w, 3)`` for RGB: with ``order='F'``,
-    ``X[i].reshape(image_shape, order='F')`` is the image, and the output row ``out[i]`` satisfies
-    ``out[i].reshape(image_shape)`` equal to it.
-    """
-    shape = tuple(int(s) for s in image_shape)
-    if X.shape[1] != np.prod(shape, dtype=np.int64):
-        raise DataError(f"rows have {X.shape[1]} values, which is not an image of shape "
-                        f"{'x'.join(map(str, shape))}")
-    if order == "C":
-        return np.ascontiguousarray(X)
-    if order != "F":
-        raise DataError(f"pixel_order must be 'C' or 'F', got {order!r}")
-    # column-major: the first image index varies fastest, so a C-order reshape has the axes reversed
-    reversed_axes = X.reshape(-1, *shape[::-1])
-    upright = reversed_axes.transpose(0, *range(len(shape), 0, -1))
-    return np.ascontiguousarray(upright.reshape(len(X), X.shape[1]))
 
 
 # --- NumPy files -------------------------------------------------------------------------------
@@ -456,163 +438,11 @@ def _decode_image(archive: zipfile.ZipFile, name: str, path: Path, shape) -> np.
     return grey
 
 
-# --- text files --------------------------------------------------------------------------------
-
-
-def read_csv(spec: dict, paths: list[Path]) -> RawData:
-    """Delimited text, one sample a line, the label in one column; several files are concatenated.
-
-    Options: ``delimiter`` (``,`` for ``csv``, a tab for ``tsv``; or any one character, or
-    ``whitespace`` for runs of blanks); ``header`` (the first line after ``header_lines`` skipped
-    lines holds column names; default: true when ``label_column`` is a name); ``label_column``
-    (``first``, ``last`` (the default), a 0-based index, negative from the end, or a column name);
-    ``ignore_columns`` (names or indices of columns that are neither label nor feature, e.g. an id);
-    ``skip_prefixes`` (lines starting with one of them are skipped). Fields may be quoted.
-    """
-    if not paths:
-        raise DataError("no file to read: give the CSV file as `path:`")
-    table = [_csv_table(Path(path), spec) for path in paths]
-    columns = table[0][0]
-    for path, (other, _, _) in zip(paths[1:], table[1:]):
-        if other != columns:
-            raise DataError(f"{path} has the columns {other}, but {paths[0]} has {columns}; fix: give every file "
-                            "the same columns")
-    rows = [(path, number, fields) for path, (_, lines, fieldss) in zip(paths, table)
-            for number, fields in zip(lines, fieldss)]
-    if not rows:
-        raise DataError(f"no data rows in {', '.join(str(p) for p in paths)}")
-    width = len(columns) if columns is not None else len(rows[0][2])
-    label, ignored = _label_and_ignored_columns(spec, columns, width, rows[0])
-    keep = [j for j in range(width) if j != label and j not in ignored]
-    for path, number, fields in rows:
-        if len(fields) != width:
-            raise DataError(
-                f"{path}, line {number}: {len(fields)} fields, but {width} in "
-                f"{'the header' if columns is not None else f'line {rows[0][1]}'}; fix: give every line the same "
-                f"columns (delimiter {_delimiter_name(spec)!r}; set `delimiter:` if the file uses another)"
-            )
-        if not fields[label]:
-            raise DataError(f"{path}, line {number}: the label ({_column_name(columns, label)}) is empty; "
-                            "fix: give the sample its class, or delete the line")
-    labels = np.array([fields[label] for _, _, fields in rows])
-    X = _csv_features(rows, keep, columns, spec)
-    locations = [f"{path}, line {number}" for path, number, _ in rows]
-    image_shape = tuple(spec["image_shape"]) if spec.get("image_shape") else None
-    if image_shape is not None:
-        X = to_row_major(X, image_shape, spec.get("pixel_order", "C"))
-    return RawData(X, labels, image_shape, {}, locations)
-
-
-def _delimiter_name(spec: dict) -> str:
-    return spec.get("delimiter", "\t" if spec.get("format") == "tsv" else ",")
-
-
-def _split_line(line: str, delimiter: str) -> list[str]:
-    if delimiter == "whitespace":
-        return line.split()
-    return [field.strip() for field in next(csv.reader([line], delimiter=delimiter))]
-
-
-def _csv_table(path: Path, spec: dict):
-    """(column names or None, line numbers, fields of each data line) of one file."""
-    skip = tuple(spec.get("skip_prefixes", ()))
-    delimiter = {"\\t": "\t", "tab": "\t"}.get(_delimiter_name(spec), _delimiter_name(spec))
-    if delimiter != "whitespace" and len(delimiter) != 1:
-        raise DataError(f"delimiter {delimiter!r} is not one character; fix: give one character or 'whitespace'")
-    try:
-        lines = Path(path).read_text().splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise DataError(f"cannot read text file {path}: {error}; fix: give a readable UTF-8 text file") from error
-    columns, numbers, rows = None, [], []
-    header = _has_header(spec)
-    for number, line in enumerate(lines, start=1):
-        stripped = line.strip()
-        if number <= int(spec.get("header_lines", 0)) or not stripped or (skip and stripped.startswith(skip)):
-            continue
-        try:
-            fields = _split_line(line, delimiter)
-        except csv.Error as error:
-            raise DataError(f"{path}, line {number}: {error}; fix: close the quote or remove it") from error
-        if header and columns is None:
-            columns = fields
-            continue
-        numbers.append(number)
-        rows.append(fields)
-    if header and columns is None:
-        raise DataError(f"{path} has no header line; fix: set `header: false` and give `label_column` as an index")
-    return columns, numbers, rows
-
-
-def _has_header(spec: dict) -> bool:
-    named = isinstance(spec.get("label_column"), str) and spec["label_column"] not in ("first", "last")
-    return bool(spec.get("header", named))
-
-
-def _label_and_ignored_columns(spec: dict, columns, width: int, first_row) -> tuple[int, set[int]]:
-    label = spec.get("label_column", "last")
-    label_index = _column_index(label, columns, width, "label_column", first_row,
-                                {"first": 0, "last": width - 1})
-    ignored = {_column_index(c, columns, width, "ignore_columns", first_row, {})
-               for c in spec.get("ignore_columns", ())}
-    if label_index in ignored:
-        raise DataError(f"column {_column_name(columns, label_index)} is both the label and in ignore_columns; "
-                        "fix: remove it from ignore_columns")
-    return label_index, ignored
-
-
-def _column_index(key, columns, width: int, option: str, first_row, keywords: dict) -> int:
-    path, number, _ = first_row
-    if isinstance(key, str) and key in keywords:
-        return keywords[key]
-    if isinstance(key, bool) or not isinstance(key, (int, str)):
-        raise DataError(f"{option} {key!r} is neither a column name nor an index")
-    if isinstance(key, int):
-        if not -width <= key < width:
-            raise DataError(f"{path}: {option} {key} is not a column: line {number} has {width} columns "
-                            f"(indices 0 to {width - 1}, or -1 to {-width} from the end); "
-                            "fix: give an index in that range")
-        return key % width
-    if columns is None:
-        raise DataError(f"{path}: {option} {key!r} names a column, but the file is read without a header "
-                        "(`header: false`); fix: set `header: true` if the first line holds column names, or give "
-                        "the column's 0-based index")
-    if key not in columns:
-        close = difflib.get_close_matches(key, columns, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise DataError(f"{path}: {option} {key!r} is not a column of the header{hint}; the columns are "
-                        f"{', '.join(repr(c) for c in columns)}. Fix: set `{option}:` to one of them")
-    return columns.index(key)
-
-
-def _column_name(columns, index: int) -> str:
-    return f"column {columns[index]!r}" if columns is not None else f"column {index}"
-
-
-def _csv_features(rows, keep: list[int], columns, spec: dict) -> np.ndarray:
-    features = [[fields[j] for j in keep] for _, _, fields in rows]
-    try:
-        return np.array(features, dtype=np.float64).reshape(len(rows), len(keep))
-    except ValueError:
-        pass
-    for (path, number, _), values in zip(rows, features):
-        for j, value in zip(keep, values):
-            try:
-                float(value)
-            except ValueError:
-                header_hint = ("; if this line holds column names, set `header: true`"
-                               if number == rows[0][1] and columns is None else "")
-                raise DataError(
-                    f"{path}, line {number}, {_column_name(columns, j)}: {value!r} is not a number. Fix: correct "
-                    f"or impute the value, delete the line, or list the column in `ignore_columns` if it is not a "
-                    f"feature{header_hint}"
-                ) from None
-    raise DataError(f"non-numeric feature values in {rows[0][0]}")  # pragma: no cover (a value fails above)
-
-
 # --- built-in and generated data ---------------------------------------------------------------
 
 
-def read_sklearn_digits() -> RawData:
+def read_sklearn_digits(spec: dict | None = None) -> RawData:
+    """scikit-learn's 8x8 handwritten digits (1797 samples, 10 classes); ``spec`` has no options."""
     from sklearn.datasets import load_digits
 
     digits = load_digits()
@@ -674,3 +504,30 @@ def class_names(spec: dict, labels: np.ndarray) -> list[str]:
             raise DataError(f"class_names has no entry for label {key!r}")
         names.append(mapping.get(key) or pattern.format(key))
     return names
+
+
+# --- the formats -------------------------------------------------------------------------------
+
+_NPZ_OPTIONS = ("x_key", "y_key", "image_shape", "pixel_order")
+_MAT_OPTIONS = ("x_var", "y_var", "samples_in", "image_shape", "pixel_order", "labels_from_index", "label_map")
+
+#: Every data format: the config's ``format`` -> its :class:`Format`. The schema's format enum
+#: (workflow/schemas/config.schema.yaml) lists the same names; docs/data-formats.md adds one.
+FORMATS: dict[str, Format] = {
+    "csv": Format(read_csv, TEXT_OPTIONS),
+    "tsv": Format(read_csv, TEXT_OPTIONS),
+    "npz": Format(read_npz, _NPZ_OPTIONS),
+    "npy": Format(read_npy, ("image_shape", "pixel_order")),
+    "mat": Format(read_mat, _MAT_OPTIONS),
+    "image_folder": Format(read_image_folder, ("image_shape",), "folder",
+                           scan=partial(read_image_folder, decode=False)),
+    "image_zip": Format(read_image_zip, ("member_pattern", "image_shape")),
+    "sklearn_digits": Format(read_sklearn_digits, (), "builtin"),
+    "waveform_generator": Format(_generated_waveform, ("n_samples", "seed"), "generated"),
+    "sine_manifold_generator": Format(_generated_sine_manifold, ("n_samples", "seed", "noise", "amplitude", "periods"),
+                                      "generated"),
+    "four_clusters_generator": Format(_generated_four_clusters, ("n_samples", "seed", "noise", "centre"),
+                                      "generated"),
+    "two_moons_generator": Format(_generated_two_moons, ("n_samples", "seed", "noise"), "generated"),
+    "circles_generator": Format(_generated_circles, ("n_samples", "seed", "noise", "factor"), "generated"),
+}

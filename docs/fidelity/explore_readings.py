@@ -1,4 +1,4 @@
-"""Try the readings the LLP paper leaves open on a few splits (issue 4 item 9).
+"""Try the readings the LLP paper leaves open (centring, pixel scaling, column length) on a few splits.
 
 Usage: python docs/fidelity/explore_readings.py DATASET M N_SPLITS
 Prints the mean test error (%) of each reading; results are recorded in docs/fidelity/README.md.

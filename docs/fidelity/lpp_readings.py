@@ -1,4 +1,4 @@
-"""LPP's PCA pre-step: the readings the LLP paper leaves open (issue 10, the "not resolved" LPP cells).
+"""LPP's PCA pre-step: the readings the LLP paper leaves open (the ORL LPP cells of Table 2 not resolved).
 
 Paper 000 §4.1 says that LPP, like LDA, is preceded by PCA, citing He et al. 2005 (Laplacianfaces),
 but not how many components it keeps. The readings:

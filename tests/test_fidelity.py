@@ -13,9 +13,13 @@ import pytest
 import yaml
 
 from locproj.config import paper_targets, papers_within
-from locproj.experiments import comparison_outputs
-from locproj.fidelity import comparison_points, paper_fidelity, paper_points
-from locproj.reporting import STAND_IN_MARKER, FidelityPoint, fidelity_figure
+from locproj.experiments import comparison_outputs, experiment_protocols, paper_fidelity, paper_points
+from locproj.fidelity import STAND_IN_MARKER, FidelityPoint, fidelity_figure
+from locproj.protocols import protocol_named
+
+
+def table_points(frame, notes=None):
+    return protocol_named("cv_table").fidelity_points(frame, notes)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -37,7 +41,7 @@ CHECKS = pd.DataFrame({
 
 
 def test_rows_from_a_table_comparison_carry_both_stds_labels_and_stand_in_flags():
-    points = comparison_points(TABLE).points
+    points = table_points(TABLE).points
     assert [p.label for p in points] == ["yale m5 pca", "yale m5 llp", "pie m10 lpp", "orl m3 lea"]
     assert [(p.published, p.ours, p.published_std, p.ours_std) for p in points][:1] == [(42.1, 43.4, 4.0, 3.6)]
     assert [p.stand_in for p in points] == [False, False, True, False]
@@ -47,12 +51,12 @@ def test_rows_from_a_table_comparison_carry_both_stds_labels_and_stand_in_flags(
 
 
 def test_a_dataset_noted_in_the_config_is_stand_in_even_without_a_data_note_column():
-    points = comparison_points(TABLE.drop(columns="data_note"), notes={"yale": "another crop"}).points
+    points = table_points(TABLE.drop(columns="data_note"), notes={"yale": "another crop"}).points
     assert [p.stand_in for p in points] == [True, True, False, False]
 
 
 def test_bounds_are_left_out_and_counted_numbers_kept():
-    found = comparison_points(HOLDOUT)
+    found = protocol_named("holdout_curve").fidelity_points(HOLDOUT)
     assert [p.label for p in found.points] == ["usps_eo_1500 svm", "usps_eo_1500 lfda"]
     assert sum(found.left_out.values()) == 1
     assert {p.unit for p in found.points} == {"accuracy (%)"} and all(p.stand_in for p in found.points)
@@ -60,14 +64,14 @@ def test_bounds_are_left_out_and_counted_numbers_kept():
 
 
 def test_checks_without_a_std_are_beyond_where_the_statement_does_not_hold():
-    points = comparison_points(CHECKS).points
+    points = protocol_named("embedding").fidelity_points(CHECKS).points
     assert [(p.std, p.beyond_one_std) for p in points] == [(None, False), (None, True)]
 
 
-def test_an_empty_comparison_has_no_points_and_an_unknown_shape_is_refused():
-    assert comparison_points(TABLE.iloc[:0]).points == []
-    with pytest.raises(ValueError, match="no known protocol"):
-        comparison_points(pd.DataFrame({"a": [1]}))
+def test_an_empty_comparison_has_no_points_and_rows_of_another_shape_are_refused():
+    assert table_points(TABLE.iloc[:0]).points == []
+    with pytest.raises(ValueError, match="is not of cell rows; its protocol turns its rows into points"):
+        table_points(HOLDOUT)
 
 
 def _labels(ax):
@@ -75,7 +79,7 @@ def _labels(ax):
 
 
 def test_the_figure_labels_exactly_the_points_beyond_one_std_and_has_one_legend():
-    points = comparison_points(TABLE).points + comparison_points(HOLDOUT).points
+    points = table_points(TABLE).points + protocol_named("holdout_curve").fidelity_points(HOLDOUT).points
     figure = fidelity_figure(points, title="test", left_out="1 bound")
     axes = figure.axes
     assert [ax.get_title() for ax in axes] == ["test error (%)", "accuracy (%)"]    # one axes per unit
@@ -116,8 +120,8 @@ def test_labels_of_a_crowded_cluster_do_not_overlap():
 def test_the_figure_is_the_same_bytes_when_redrawn(tmp_path):
     (tmp_path / "comparison.csv").write_text(TABLE.to_csv(index=False))
     comparisons = {"t": tmp_path / "comparison.csv"}
-    first = paper_fidelity(comparisons, tmp_path / "one", title="t")
-    second = paper_fidelity(comparisons, tmp_path / "two", title="t")
+    first = paper_fidelity(comparisons, {"t": "cv_table"}, tmp_path / "one", title="t")
+    second = paper_fidelity(comparisons, {"t": "cv_table"}, tmp_path / "two", title="t")
     assert [p.suffix for p in first] == [".png", ".pdf"]
     assert all(a.read_bytes() == b.read_bytes() for a, b in zip(first, second))
 
@@ -137,7 +141,7 @@ def test_every_paper_with_published_numbers_has_a_figure_from_its_committed_comp
     comparisons = {paper: comparison_outputs(config, experiments) for paper, experiments in papers.items()}
     assert comparisons["lpp_notes"] == {}                 # the notes publish no number
     llp = {e: ROOT / "docs" / path for e, path in comparisons["llp_paper"].items()}
-    found, empty = paper_points(llp)
+    found, empty = paper_points(llp, experiment_protocols(config, llp))
     table = pd.read_csv(llp["llp_table2"])
     assert len(found.points) == len(table) and not empty
     assert sum(p.beyond_one_std for p in found.points) == table["beyond_std"].sum()

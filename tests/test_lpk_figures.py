@@ -16,10 +16,10 @@ from locproj.data import derived_seed, make_splits, prepare_dataset, read_datase
 from locproj.data.prepare import Dataset, write_dataset
 from locproj.data.toys import generate_four_clusters
 from locproj.data.waveform import generate_waveform
-from locproj.protocols.embedding import (
-    aggregate_embedding, attribute_basis, check_spec, holdout_panel_split, read_panel, run_panel, settled_iteration,
-    tau_stop,
-)
+from locproj.protocols.embedding import aggregate_embedding, check_spec, read_panel, run_panel
+from locproj.protocols.embedding.checks import settled_iteration, tau_stop
+from locproj.protocols.embedding.panels import attribute_basis
+from locproj.protocols.embedding.samples import holdout_panel_split
 from locproj.registry import make_estimator
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -287,7 +287,7 @@ def test_the_config_declares_the_lpk_figures(config):
 
 
 def test_published_checks_are_compared_with_the_checks_table(tmp_path):
-    from locproj.protocols.embedding import compare_checks, write_check_comparison
+    from locproj.protocols.embedding.tables import compare_checks, write_check_comparison
 
     published = tmp_path / "published.csv"
     published.write_text(

@@ -19,9 +19,9 @@ from locproj.data.toys import generate_circles, generate_two_moons, sklearn_rand
 from locproj.experiments import experiment_notes
 from locproj.methods import KernelLPP
 from locproj.methods.lpp import lpp_graph
-from locproj.protocols.embedding import (
-    _novel_marker, aggregate_embedding, check_spec, holdout_panel_split, read_panel, run_panel,
-)
+from locproj.protocols.embedding import aggregate_embedding, check_spec, read_panel, run_panel
+from locproj.protocols.embedding.drawing import _novel_marker
+from locproj.protocols.embedding.samples import holdout_panel_split
 from locproj.registry import make_estimator
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -280,3 +281,65 @@ def test_a_config_value_of_the_wrong_type_or_range_is_refused_naming_its_key(cha
         validate(config, str(ROOT / "workflow" / "schemas" / "config.schema.yaml"))
     message = str(schema_error(info.value))            # what the pipeline prints (tests/test_user_errors.py)
     assert message.startswith("config key ") and key in message.split(":")[0] and "fix the value" in message
+
+
+# --------------------------------------------------------------------------- the protocol contract
+
+
+def test_a_protocol_that_lacks_a_required_method_fails_when_it_is_defined():
+    from locproj.protocols.split_jobs import SplitProtocol
+
+    class NoAggregation(SplitProtocol):
+        name = "no_aggregation"
+
+    with pytest.raises(TypeError, match="abstract method '?aggregate"):
+        NoAggregation()               # a protocol module's `PROTOCOL = ...`: its import fails
+    with pytest.raises(TypeError, match="protocol class Nameless sets no `name`"):
+        class Nameless(NoAggregation):
+            name = ""
+
+            def aggregate(self, spec, inputs, out_dir, seed=None, notes=None):
+                return None
+
+
+def test_every_method_of_the_contract_says_what_it_must_do():
+    from locproj.protocols.base import Protocol
+
+    methods = [name for name, value in vars(Protocol).items() if callable(value) and not name.startswith("_")]
+    assert {"jobs", "result_path", "job_rules", "aggregate", "outputs", "fidelity_points", "run_job"} <= set(methods)
+    assert all(len((getattr(Protocol, name).__doc__ or "").split()) >= 10 for name in methods), methods
+
+
+def test_rules_that_run_run_job_need_a_protocol_with_run_job(monkeypatch):
+    from locproj import protocols
+    from locproj.errors import ConfigError
+    from locproj.experiments import check_experiments
+    from locproj.protocols.base import JobRule, Protocol
+
+    class NoRun(Protocol):
+        name = "no_run"
+
+        def jobs(self, config, experiment):
+            return [("digits",)]
+
+        def result_path(self, experiment, dataset):
+            return f"results/{experiment}/{dataset}.h5"
+
+        def job_rules(self, config, experiment):
+            return [JobRule("fit", [self.result_path(experiment, "{dataset}")], "log", {}, {}, "run_job.py", 1)]
+
+        def aggregate(self, spec, inputs, out_dir, seed=None, notes=None):
+            return None
+
+        def outputs(self, experiment, spec):
+            return []
+
+    module = type(protocols)("no_run.protocol")
+    module.PROTOCOL = NoRun()
+    monkeypatch.setitem(sys.modules, "no_run.protocol", module)
+    monkeypatch.setitem(protocols.PROTOCOLS, "no_run", "no_run.protocol")
+    config = {"seed": 0, "datasets": {"digits": {"format": "sklearn_digits"}},
+              "experiments": {"e": {"protocol": "no_run", "datasets": {"digits": [5]}, "methods": {}}}}
+    with pytest.raises(ConfigError, match="experiment 'e': the no_run protocol's job rules run run_job.py, but it "
+                                          "has no run_job method"):
+        check_experiments(config)

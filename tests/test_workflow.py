@@ -252,3 +252,75 @@ def test_a_corrupted_file_fails_its_reader_naming_it_and_the_rebuild_command(wor
     assert f"snakemake --cores 1 --force {victim}" in logs
     assert "Traceback" not in logs and "Traceback" not in result.stderr   # a user error: its message alone
     assert not table.exists()                # no table from a broken input
+
+
+# ----------------------------------------------------------------------------- the rules of job scripts
+
+# The `script:` line of each job rule, indentation included: Snakemake records it as the rule's code
+# and reruns every job of a rule whose line changed, so merging these loops (or moving the lines)
+# would rerun every fit and panel of every results folder made before.
+KEPT_SCRIPT_LINES = {"run_job.py": ' ' * 16 + '"../scripts/run_job.py"\n',
+                     "embed_panel.py": ' ' * 12 + '"../scripts/embed_panel.py"\n'}
+
+
+def test_the_rules_of_run_job_and_embed_panel_keep_the_script_lines_their_results_were_made_with():
+    lines = (ROOT / "workflow" / "rules" / "experiments.smk").read_text().splitlines(keepends=True)
+    for script, line in KEPT_SCRIPT_LINES.items():
+        assert lines.count(line) == 1, f"the rule of {script} must keep its script line {line!r}"
+
+
+TOY_PROTOCOL = '''
+from pathlib import Path
+
+from locproj.protocols.base import JobRule, Output, Protocol
+from locproj.reporting import write_text
+
+
+class Toy(Protocol):
+    name = "toy"
+
+    def jobs(self, config, experiment):
+        return [(dataset,) for dataset in config["experiments"][experiment]["datasets"]]
+
+    def result_path(self, experiment, dataset):
+        return f"results/{experiment}/{dataset}.txt"
+
+    def job_rules(self, config, experiment):
+        return [JobRule(name=f"toy_{experiment}", output=[self.result_path(experiment, "{dataset}")],
+                        log=f"logs/toy/{experiment}/{{dataset}}.log", input={},
+                        params={"letters": lambda wc: len(wc.dataset)}, script="toy_job.py", runtime=1,
+                        wildcard_constraints={"dataset": "[a-z]+"})]
+
+    def aggregate(self, spec, inputs, out_dir, seed=None, notes=None):
+        write_text(Path(out_dir) / "toy.txt", "".join(Path(path).read_text() for path in inputs))
+
+    def outputs(self, experiment, spec):
+        return [Output("toy", f"results/{experiment}/toy.txt", target=True),
+                Output("metadata", f"results/{experiment}/metadata.yaml")]
+
+
+PROTOCOL = Toy()
+'''
+
+
+def test_a_new_protocols_own_job_script_runs_with_nothing_added_to_the_rules(workdir, tmp_path):
+    """A protocol added as docs/protocols.md says (its module, one registry line, its schema entry)
+    whose jobs run a script of its own: every job runs its script, with no change to the rules."""
+    src = tmp_path / "src"
+    shutil.copytree(ROOT / "src" / "locproj", src / "locproj")
+    (src / "locproj" / "protocols" / "toy.py").write_text(TOY_PROTOCOL)
+    registry = src / "locproj" / "protocols" / "__init__.py"
+    registry.write_text(registry.read_text().replace('"embedding": "embedding",',
+                                                     '"embedding": "embedding",\n    "toy": "toy",'))
+    schema = workdir / "workflow" / "schemas" / "config.schema.yaml"
+    schema.write_text(schema.read_text().replace("enum: [cv_table,", "enum: [toy, cv_table,", 1))
+    (workdir / "workflow" / "scripts" / "toy_job.py").write_text(
+        'from pathlib import Path\n\nPath(snakemake.output[0]).write_text(f"{snakemake.wildcards.dataset} "\n'
+        '                                          f"{snakemake.params.letters}\\n")\n')
+    config = tmp_path / "toy.yaml"
+    config.write_text("experiments:\n  toys:\n    protocol: toy\n    datasets: {digits: [5], iris: [5]}\n"
+                      "    methods: {}\n")
+    done = subprocess.run([sys.executable, "-m", "snakemake", "toys", "--cores", "1", "--configfile", str(config)],
+                          cwd=workdir, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(src)})
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (workdir / "results" / "toys" / "toy.txt").read_text() == "digits 6\niris 4\n"

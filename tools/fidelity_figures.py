@@ -13,9 +13,8 @@ from pathlib import Path
 import yaml
 
 from locproj.config import expand_targets, paper_targets
-from locproj.experiments import experiment_notes
-from locproj.experiments import comparison_outputs
-from locproj.fidelity import paper_fidelity, paper_title
+from locproj.experiments import comparison_outputs, experiment_notes, experiment_protocols, paper_fidelity
+from locproj.fidelity import paper_title
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -36,8 +35,8 @@ def main() -> None:
             print(f"{target}: no figure ({'missing ' + ', '.join(missing) if missing else 'no published numbers'})")
             continue
         notes = {e: experiment_notes(config, e) for e in comparisons}
-        written = paper_fidelity(comparisons, args.out / target, title=paper_title(target), notes=notes,
-                                 formats=("png",))
+        written = paper_fidelity(comparisons, experiment_protocols(config, comparisons), args.out / target,
+                                 title=paper_title(target), notes=notes, formats=("png",))
         print(f"{target}: {', '.join(map(str, written))}")
 
 

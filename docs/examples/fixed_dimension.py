@@ -1,5 +1,7 @@
 """A worked example of a protocol, ``fixed_dimension``: every method at its fixed parameters and one
-dimension ``p`` (no cross-validation), the 1-NN test error of each split, one table of mean ± std.
+dimension ``p`` (no cross-validation), the 1-NN test error of each split, one table of mean ± std
+and, with ``published:``, the comparison with the paper's numbers (and so the paper's fidelity
+figure).
 
 It adds to the split jobs (:mod:`locproj.protocols.split_jobs`: seeded per-class splits, blocks of
 splits per job, the rules) only what differs: a config check, the keys of a job, what one split
@@ -10,7 +12,7 @@ computes, the aggregation and the outputs. To make it part of locproj: this file
 
 from __future__ import annotations
 
-from locproj.protocols.base import Output
+from locproj.protocols.base import Output, figures_and_metadata
 from locproj.protocols.split_jobs import SplitProtocol
 
 
@@ -26,38 +28,44 @@ class FixedDimension(SplitProtocol):
         return {"protocol": self.name, "p": spec["p"]}
 
     def run_split(self, job: dict, partition: str, split: int, data, train, test, output, n_jobs: int):
-        from locproj._io import provenance_attrs, writing_h5
+        from locproj._io import provenance_attrs
+        from locproj.config import partition_size
         from locproj.evaluation import errors_all_p
         from locproj.registry import estimator_factory
+        from locproj.results import write_swept
 
         new_estimator = estimator_factory(job["method"], job["method_spec"].get("fixed", {}))
         estimator = new_estimator({"n_components": job["p"]}).fit(data.X[train], data.y[train])
         error = errors_all_p(estimator.transform(data.X[train]), data.y[train], estimator.transform(data.X[test]),
                              data.y[test], p_values=[job["p"]], n_jobs=n_jobs)[0]
-        with writing_h5(output) as h5:
-            h5.attrs.update({**provenance_attrs(job), "dataset": job["dataset"], "m": partition,
-                             "method": job["method"], "split": split, "test_error": error})
+        write_swept(output, {}, {**provenance_attrs(job), "experiment": job["experiment"], "dataset": job["dataset"],
+                                 "m": partition_size(partition), "method": job["method"], "split": split,
+                                 "test_error": error})
 
     def aggregate(self, spec: dict, inputs, out_dir, seed=None, notes=None) -> None:
+        import numpy as np
         import pandas as pd
 
-        from locproj._io import reading_h5
+        from locproj.comparison import compare, read_published, write_comparison
         from locproj.reporting import write_table_files
+        from locproj.results import read_swept
 
-        rows = []
-        for path in inputs:
-            with reading_h5(path) as h5:
-                rows.append({key: h5.attrs[key] for key in ("dataset", "m", "method", "test_error")})
-        errors = pd.DataFrame(rows).groupby(["dataset", "m", "method"], sort=False)["test_error"]
-        table = (100 * errors.agg(["mean", "std"])).round(2).reset_index()
-        write_table_files(out_dir, spec.get("table_name", "table"), table, notes=notes)
+        splits = pd.DataFrame([read_swept(path, ())[0] for path in inputs])
+        errors = splits.assign(test_error=100 * splits["test_error"]).groupby(["dataset", "m", "method"], sort=False)
+        summary = errors["test_error"].agg(mean_error="mean", std_error="std").reset_index()
+        write_table_files(out_dir, spec.get("table_name", "table"), summary.round(2), notes=notes)
+        if spec.get("published"):     # the paper's numbers: dataset, m, method, mean_error, std_error
+            ours = summary.assign(mean_dim=np.nan, best=False)
+            write_comparison(compare(ours, read_published(spec["published"]), spec.get("reasons")), out_dir, notes)
 
     def outputs(self, experiment: str, spec: dict) -> list[Output]:
         out = f"results/{experiment}"
         table = f"{out}/{spec.get('table_name', 'table')}"
+        published = [Output("comparison_csv", f"{out}/comparison.csv", "../report/comparison.rst"),
+                     Output("comparison_md", f"{out}/comparison.md", target=True)] if spec.get("published") else []
         return [Output("table_csv", f"{table}.csv", "../report/table.rst"),
-                Output("table_md", f"{table}.md", target=True),
-                Output("metadata", f"{out}/metadata.yaml", "../report/metadata.rst")]
+                Output("table_md", f"{table}.md", target=True), *published,
+                figures_and_metadata(out, "../report/figures.rst")[1]]
 
 
 PROTOCOL = FixedDimension()

@@ -4,14 +4,20 @@ Everything here goes through the protocol interface (:class:`locproj.protocols.b
 the engine knows no particular protocol. The Snakemake rules (``workflow/rules``) and scripts
 (``workflow/scripts``) call this module; it calls the protocols (:mod:`locproj.protocols`), which
 call the library below them (config helpers, reporting, selection, evaluation, registry, data).
+
+The workflow's scripts import their entry points from here (:data:`__all__`), ``partition_size``
+among them: a rule reruns its jobs when its script changes, so the scripts keep their imports.
 """
 
 from __future__ import annotations
 
-from .config import data_notes, method_folders
+from .config import data_notes, method_folders, partition_size
 from .errors import ConfigError
-from .config import partition_size  # noqa: F401  (workflow/scripts/splits.py imports it from here)
 from .protocols import protocol_named, protocol_of
+
+__all__ = ["aggregate_experiment", "aggregation_inputs", "check_experiments", "comparison_outputs", "experiment_notes",
+           "experiment_outputs", "experiment_protocols", "job_config", "job_rules", "paper_fidelity", "paper_points",
+           "partition_size", "run_configured_job"]
 
 
 def check_experiments(config: dict) -> None:
@@ -28,6 +34,10 @@ def check_experiments(config: dict) -> None:
             protocol.check(spec)
             if spec.get("splits_per_job") == "auto":
                 _check_cost_sizes(config, protocol, spec)
+        except ValueError as error:
+            raise ConfigError(f"experiment {name!r}: {error}") from error
+        try:
+            protocol.check_job_rules(config, name)
         except ValueError as error:
             raise ConfigError(f"experiment {name!r}: {error}") from error
         for method, (entry, params) in protocol.method_entries(spec).items():
@@ -112,3 +122,35 @@ def comparison_outputs(config: dict, experiments) -> dict[str, str]:
     return {experiment: output.path for experiment in experiments
             for output in experiment_outputs(config["experiments"][experiment], experiment)
             if output.name == "comparison_csv"}
+
+
+def paper_points(comparisons: dict, protocols: dict, notes: dict | None = None):
+    """The fidelity points of a paper's experiments (experiment -> its ``comparison.csv``), each read
+    by its protocol (experiment -> protocol name; :meth:`~locproj.protocols.base.Protocol.fidelity_points`),
+    and the experiments that have none to draw (their published statements are not numbers)."""
+    from .fidelity import Points, read_comparison
+
+    found, empty = Points(), []
+    for experiment, path in comparisons.items():
+        points = protocol_named(protocols[experiment]).fidelity_points(read_comparison(path),
+                                                                       (notes or {}).get(experiment))
+        if not points.points:
+            empty.append(experiment)
+        found.add(points)
+    return found, empty
+
+
+def paper_fidelity(comparisons: dict, protocols: dict, stem, *, title: str, notes: dict | None = None,
+                   formats=("png", "pdf")):
+    """Draw a paper's fidelity figure (``<stem>.png`` and ``.pdf``) from its experiments' comparisons
+    (:func:`paper_points`); ``notes``: experiment -> dataset -> data note."""
+    from .fidelity import draw_fidelity, left_out_text
+
+    found, empty = paper_points(comparisons, protocols, notes)
+    return draw_fidelity(found.points, stem, title=title, left_out=left_out_text(found, empty), formats=formats)
+
+
+def experiment_protocols(config: dict, experiments) -> dict[str, str]:
+    """Experiment -> the name of its protocol."""
+    return {experiment: protocol_of(config["experiments"][experiment]).name for experiment in experiments}
+

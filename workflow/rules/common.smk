@@ -27,6 +27,7 @@ from locproj.experiments import (
     check_experiments,
     experiment_notes,
     experiment_outputs,
+    experiment_protocols,
     job_rules,
 )
 
@@ -149,6 +150,17 @@ def fidelity_figures(target):
         for paper in papers_within(config.get("targets", {}), EXPERIMENTS)[target]
         if paper in FIDELITY
     ]
+
+
+def job_script(scope):
+    """The script of a rule of experiments.smk's loop over other job scripts. While the rule is
+    defined, `scope` holds the module's names: the loop's job (`_job`) gives it, relative to the
+    rules (workflow/scripts) or absolute. When its job runs, `scope` holds the job function's
+    arguments, `rule` the rule's name: the rule gives the script it recorded then."""
+    if "rule" in scope:
+        return workflow.get_rule(scope["rule"]).script
+    script = scope["_job"].script
+    return script if os.path.isabs(script) else f"../scripts/{script}"
 
 
 # a local run's scheduler plans when a job finishes, not on ever more rate-limit timers

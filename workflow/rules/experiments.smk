@@ -3,9 +3,10 @@
 # or panel), then one aggregation per experiment and a target rule asking for what it writes.
 #
 # Snakemake records the `script:` line of a rule, indentation included, as the rule's code and
-# reruns a job whose line changed; so the jobs that run run_job.py keep the line (two loops deep)
+# reruns a job whose line changed. So the jobs that run run_job.py keep the line (two loops deep)
 # and the panels that run embed_panel.py theirs (one loop deep) that they have always had, and
-# results made before stay up to date.
+# results made before stay up to date: do not merge these two loops, nor fold them into the third
+# (tests/test_workflow.py guards their lines). Any other job script gets its rule from the third.
 for _experiment in EXPERIMENTS:
     for _job in job_rules(config, _experiment, script="run_job.py"):
 
@@ -61,6 +62,40 @@ for _job in [
             "../scripts/embed_panel.py"
 
 
+# The jobs of any other script (a new protocol's own, in workflow/scripts or by absolute path), with
+# nothing to add here: the script is read from the loop's job when the rule is defined, and from the
+# rule itself when its job runs, since the loop's variable holds the last job by then (job_script).
+for _job in [
+    j
+    for e in EXPERIMENTS
+    for j in job_rules(config, e)
+    if j.script not in ("run_job.py", "embed_panel.py")
+]:
+
+    rule:
+        name:
+            _job.name
+        input:
+            **_job.input,
+        output:
+            _job.output,
+        log:
+            _job.log,
+        wildcard_constraints:
+            **_job.wildcard_constraints,
+        priority: _job.priority
+        conda:
+            "../envs/locproj.yaml"
+        threads: config.get("threads", 1)
+        resources:
+            mem_mb=_job.mem_mb,
+            runtime=_job.runtime,
+        params:
+            **_job.params,
+        script:
+            job_script(locals())
+
+
 def aggregate_outputs(experiment):
     """The named outputs of an experiment's aggregation (locproj.protocols.base.Output). In the
     report they sit on their paper's page (REPORT_CATEGORIES), under the experiment's name.
@@ -109,7 +144,7 @@ for _experiment, _spec in EXPERIMENTS.items():
 
 
 # A paper's fidelity figure: its published numbers against ours, from the comparison.csv of each
-# of its experiments (locproj.fidelity); the first section of the paper's report page
+# of its experiments, read by its protocol (locproj.experiments.paper_fidelity); the first section of the paper's report page
 # (subcategories are listed alphabetically: "fidelity" before the experiments' names).
 for _paper, _comparisons in FIDELITY.items():
 
@@ -133,6 +168,7 @@ for _paper, _comparisons in FIDELITY.items():
         params:
             title=paper_title(_paper),
             notes={e: experiment_notes(config, e) for e in _comparisons},
+            protocols=experiment_protocols(config, _comparisons),
         script:
             "../scripts/fidelity.py"
 

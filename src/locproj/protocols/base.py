@@ -1,58 +1,23 @@
-"""The protocol interface: everything the experiment engine needs from a protocol.
+"""The protocol contract: everything the experiment engine needs from a protocol.
 
 An experiment's ``protocol`` (config key, default ``cv_table``) names one :class:`Protocol` object
 of the registry in :mod:`locproj.protocols`. The engine (:mod:`locproj.experiments`) and the
-Snakemake rules only ever call the methods below, so a protocol is one module that subclasses
-:class:`Protocol` (or :class:`locproj.protocols.split_jobs.SplitProtocol`, for jobs over seeded
-splits), plus its entry in the config schema and one line in the registry (``docs/protocols.md``).
+Snakemake rules only ever call the methods of :class:`Protocol`, whose docstrings are the contract.
+A protocol is one module that subclasses :class:`Protocol` (or
+:class:`locproj.protocols.split_jobs.SplitProtocol`, for jobs over seeded splits) and ends with
+``PROTOCOL = TheProtocol()``, plus its entry in the config schema and one line in the registry
+(``docs/protocols.md``). A subclass that lacks a required method cannot be instantiated, so the
+module fails when it is imported, that is when its protocol is first asked for.
 
-Required (each raises ``NotImplementedError`` here):
-
-``name``
-    The protocol's config name (a class attribute).
-``jobs(config, experiment)``
-    The experiment's units of work as wildcard tuples, in a stable order (a split protocol's
-    ``(dataset, partition, method, split)``, a panel's ``(panel,)``), one result file each.
-``result_path(experiment, *job)``
-    The result file of one of :meth:`jobs`.
-``job_rules(config, experiment)``
-    The Snakemake rules of the experiment's jobs (:class:`JobRule`): output patterns with their
-    wildcards, the script that runs a job and its params.
-``job_config(config, experiment, dataset, method, block)``
-    Everything one job depends on: passed to it as a param (so a change reruns it) and hashed
-    into its provenance. It names the protocol (``protocol``) unless the protocol is ``cv_table``.
-``run_job(job, partition, splits, data, parts, outputs, n_jobs)``
-    Compute one job (the ``run_job.py`` script): ``data`` the dataset, ``parts`` its split file,
-    ``outputs`` the files to write, one per split of ``splits``. A protocol whose job rules run
-    another script (the embedding's panels: ``embed_panel.py``) has no need of it.
-``aggregate(spec, inputs, out_dir, seed, notes)``
-    Every output of the experiment from its result files (``inputs``: the Snakemake input of the
-    aggregation rule, :meth:`aggregation_inputs` in order), written atomically with
-    :mod:`locproj.reporting`; the engine then writes ``metadata.yaml`` (configuration, seed,
-    config hash and versions), so a protocol lists it in :meth:`outputs` but never writes it.
-``outputs(experiment, spec)``
-    What the aggregation writes (:class:`Output`): its rule's outputs, their report captions, and
-    which of them the experiment's target asks for.
-
-Optional (defaults here):
-
-``check(spec)``
-    Fail with a ``ValueError`` naming the key on a config the protocol cannot run (the schema
-    has checked the types already). Default: nothing to check.
-``datasets(spec)``
-    The datasets and views the experiment reads (default: the keys of ``datasets``).
-``method_entries(spec)``
-    ``{entry name: (entry, parameters it sets)}`` for the engine to check against the method
-    registry (:func:`locproj.registry.method_spec`) before any job runs (default: every entry of
-    ``methods``).
-``aggregation_inputs(config, experiment)``
-    The aggregation's input files: a list, or a dict (named inputs). Default: the result path of
-    every job, in the order of :meth:`jobs`.
+This module also holds what protocols share: the rule and output records (:class:`JobRule`,
+:class:`Output`) and small helpers for a job's method and its errors.
 """
 
 from __future__ import annotations
 
 import contextlib
+import inspect
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -96,19 +61,69 @@ class JobRule:
     priority: int = 0
 
 
-class Protocol:
-    """Base class of the protocols; the module docstring is the contract."""
+class Protocol(ABC):
+    """An experiment protocol. Required: :attr:`name` and the abstract methods; the others have
+    defaults. The engine calls nothing else."""
 
+    #: The protocol's config name (``protocol:`` of an experiment); a concrete protocol sets it.
     name = ""
-    auto_blocks = False   # accepts ``splits_per_job: auto`` (blocks sized by locproj.job_costs)
+    #: Whether it accepts ``splits_per_job: auto`` (blocks sized by :mod:`locproj.job_costs`).
+    auto_blocks = False
+
+    def __init_subclass__(cls, **options):
+        super().__init_subclass__(**options)
+        if not inspect.isabstract(cls) and not cls.name:
+            raise TypeError(f"protocol class {cls.__name__} sets no `name` (its config name)")
+
+    # ---------------------------------------------------------------- required
+
+    @abstractmethod
+    def jobs(self, config: dict, experiment: str):
+        """The experiment's units of work as wildcard tuples, in a stable order, one result file
+        each: a split protocol's ``(dataset, partition, method, split)``, a panel's ``(panel,)``."""
+
+    @abstractmethod
+    def result_path(self, experiment: str, *job) -> str:
+        """The result file of one of :meth:`jobs` (``results/<experiment>/...``): what its rule writes and
+        the aggregation reads."""
+
+    @abstractmethod
+    def job_rules(self, config: dict, experiment: str) -> list[JobRule]:
+        """The Snakemake rules that compute the experiment's jobs (:class:`JobRule`): output
+        patterns with their wildcards, the script that runs a job and its params. A rule whose
+        script is ``run_job.py`` runs :meth:`run_job`; any other script of ``workflow/scripts`` (or
+        an absolute path) gets a rule too, with nothing to add to the workflow."""
+
+    @abstractmethod
+    def aggregate(self, spec: dict, inputs, out_dir, seed=None, notes=None) -> None:
+        """Write every output of the experiment (:meth:`outputs`) into ``out_dir`` from its result
+        files (``inputs``: the aggregation rule's input, :meth:`aggregation_inputs` in order),
+        atomically (:mod:`locproj.reporting`). ``notes``: dataset -> how its public data differ
+        from the paper's, to be said in every output that uses it. The engine then writes
+        ``metadata.yaml`` (configuration, seed, config hash, versions): list it in
+        :meth:`outputs`, never write it here."""
+
+    @abstractmethod
+    def outputs(self, experiment: str, spec: dict) -> list[Output]:
+        """What the aggregation writes (:class:`Output`): its rule's outputs, their report captions
+        and which of them the experiment's target asks for. An output named ``comparison_csv`` is
+        the comparison with the paper (:meth:`fidelity_points` reads it for the paper's figure)."""
+
+    # ---------------------------------------------------------------- optional
 
     def check(self, spec: dict) -> None:
+        """Fail with a ``ValueError`` naming the key on a config the protocol cannot run (the schema
+        has checked the types already); called before any job runs. Default: nothing to check."""
         return None
 
     def datasets(self, spec: dict) -> list[str]:
+        """The datasets and views the experiment reads. Default: the keys of ``datasets``."""
         return list(spec["datasets"])
 
     def method_entries(self, spec: dict) -> dict[str, tuple[dict, dict]]:
+        """``{entry name: (entry, parameters it sets)}``, checked against the method registry
+        (:func:`locproj.registry.method_spec`) before any job runs. Default: every entry of
+        ``methods``, with its ``fixed`` parameters and the names of its ``grid``."""
         entries = {}
         for entry_name, entry in spec["methods"].items():
             entry = entry or {}
@@ -116,28 +131,42 @@ class Protocol:
         return entries
 
     def aggregation_inputs(self, config: dict, experiment: str) -> list[str] | dict[str, str]:
+        """The aggregation's input files: a list, or a dict (named inputs). Default: the result path
+        of every job, in the order of :meth:`jobs`."""
         return [self.result_path(experiment, *job) for job in self.jobs(config, experiment)]
 
-    def jobs(self, config: dict, experiment: str):
-        raise NotImplementedError
-
-    def result_path(self, experiment: str, *job) -> str:
-        raise NotImplementedError
-
-    def job_rules(self, config: dict, experiment: str) -> list[JobRule]:
-        raise NotImplementedError
-
     def job_config(self, config: dict, experiment: str, dataset: str, method: str, block=None) -> dict:
-        raise NotImplementedError
+        """Everything one job depends on, for protocols whose job rules pass it as a param (a change
+        reruns the job) and hash it into the results' provenance. A job of ``run_job.py`` reads its
+        protocol from it (``protocol``, absent for ``cv_table``)."""
+        raise NotImplementedError(f"the {self.name} protocol has no job configuration of this form")
 
     def run_job(self, job: dict, partition: str, splits, data, parts: dict, outputs, n_jobs: int = 1) -> None:
-        raise NotImplementedError
+        """Compute one job of a rule whose script is ``run_job.py``: ``job`` its configuration,
+        ``data`` the dataset, ``parts`` its split file, ``outputs`` the files to write, one per
+        split of ``splits``. Required when :meth:`job_rules` use ``run_job.py`` (the engine checks
+        this at start-up); a protocol whose rules run another script has no need of it."""
+        raise NotImplementedError(f"the {self.name} protocol runs no run_job.py jobs")
 
-    def aggregate(self, spec: dict, inputs, out_dir, seed=None, notes=None) -> None:
-        raise NotImplementedError
+    def fidelity_points(self, comparison, notes=None):
+        """The rows of the experiment's ``comparison.csv`` (a DataFrame) as points of its paper's
+        fidelity figure (:class:`locproj.fidelity.Points`: the numbers drawn and the statements left
+        out, counted by kind); ``notes``: dataset -> data note, marking stand-in data. Default:
+        the cell rows of :func:`locproj.comparison.compare` (``published_mean`` and ``ours_mean`` of
+        each dataset, m and method, :func:`locproj.fidelity.cell_points`)."""
+        from ..fidelity import cell_points
 
-    def outputs(self, experiment: str, spec: dict) -> list[Output]:
-        raise NotImplementedError
+        return cell_points(comparison, notes)
+
+    # ---------------------------------------------------------------- provided
+
+    def check_job_rules(self, config: dict, experiment: str) -> None:
+        """Fail when a job rule runs ``run_job.py`` and the protocol has no :meth:`run_job` (the
+        engine calls this before any job runs; a protocol does not override it)."""
+        if type(self).run_job is Protocol.run_job and any(
+                rule.script == "run_job.py" for rule in self.job_rules(config, experiment)):
+            raise ValueError(f"the {self.name} protocol's job rules run run_job.py, but it has no run_job "
+                             "method; define it (docs/protocols.md)")
 
 
 def estimator_source(config: dict, entry_name: str, entry: dict | None) -> dict:

@@ -59,6 +59,7 @@ import pandas as pd
 
 from .. import error_tables, reporting
 from ..comparison import most_specific_reason
+from ..fidelity import FidelityPoint, Points, number, stand_in, statement_holds
 from ..config import RAW_METHOD, data_file, method_folders, registry_method, split_path, split_source
 from ..results import read_swept, write_swept
 from .base import (JobRule, Output, Protocol, estimator_source, failing_with_context, job_method,
@@ -71,6 +72,10 @@ ARRAYS = ("val_accuracy", "test_accuracy", "sv_percent", "fit_seconds", "n_svm_s
 MEASURES = ("accuracy", "sv_percent")
 STATISTICS = ("at", "mean", "min", "max")
 PUBLISHED_KINDS = ("value", "about", "lower_bound", "upper_bound")
+#: The kinds of statement that are a number (drawn in the fidelity figure); the others are bounds.
+NUMERIC_KINDS = ("about", "value")
+#: The axes of a statement's ``measure`` in the fidelity figure.
+MEASURE_UNITS = {"accuracy": "accuracy (%)", "sv_percent": "support vectors (%)"}
 _ABOUT_SLACK = 0.5
 
 
@@ -535,6 +540,20 @@ class HoldoutCurve(CurveAggregation, Protocol):
 
     def curves_table(self, summary: pd.DataFrame) -> pd.DataFrame:
         return summary.drop(columns=["seconds_per_fit"])
+
+    def fidelity_points(self, comparison: pd.DataFrame, notes=None):
+        """Each statement that is a number (``value``, ``about``) beside ours with its std over the
+        fold models, on the axes of its measure; the bounds ("more than 70 per cent") are left out."""
+        found = Points()
+        for r in comparison.itertuples(index=False):
+            if r.kind not in NUMERIC_KINDS:
+                found.leave_out("bounds ('more than 70 per cent')")
+                continue
+            found.points.append(FidelityPoint(
+                float(r.published), float(r.ours), f"{r.dataset} {r.method}", None, number(r.ours_std),
+                stand_in(r, notes), MEASURE_UNITS.get(r.measure, r.measure), holds=statement_holds(r.holds),
+                dataset=str(r.dataset)))
+        return found
 
     def outputs(self, experiment: str, spec: dict) -> list[Output]:
         return table_outputs(experiment, spec, "../report/table_holdout.rst", "../report/figures_holdout.rst",

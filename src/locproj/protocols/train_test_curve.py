@@ -52,6 +52,7 @@ import pandas as pd
 
 from .. import error_tables, reporting
 from ..comparison import most_specific_reason
+from ..fidelity import FidelityPoint, Points, number, stand_in
 from ..config import RAW_METHOD, partition_size, registry_method
 from ..results import read_swept, write_swept
 from .base import job_method
@@ -407,6 +408,16 @@ class TrainTestCurve(CurveAggregation, SplitProtocol):
     read_published = staticmethod(read_published)
     comparison = staticmethod(comparison)
     curve_figure = staticmethod(curve_figure)
+
+    def fidelity_points(self, comparison: pd.DataFrame, notes=None):
+        """Each published point of a curve (dataset, method, classifier, n): the test error (%), ours
+        with its std over the repetitions."""
+        found = Points()
+        for r in comparison.itertuples(index=False):
+            found.points.append(FidelityPoint(
+                float(r.published), float(r.ours_mean), f"{r.dataset} n{r.x} {r.method}+{r.classifier}", None,
+                number(r.ours_std), stand_in(r, notes), "test error (%)", dataset=str(r.dataset)))
+        return found
 
     def aggregate_more(self, summary: pd.DataFrame, spec: dict, out_dir: Path, experiment: str, notes=None) -> None:
         """``crossover.csv`` and ``.md`` with ``published_crossover`` (:func:`crossovers`)."""

@@ -17,7 +17,7 @@ The options of a panel and of a figure are described (and checked) in :mod:`.opt
     The figures (:func:`plot_figure`): the only module that uses matplotlib.
 
 This module holds the aggregation (:func:`aggregate_embedding`) and the protocol object
-(:class:`Embedding`, :data:`PROTOCOL`), and re-exports the public names of the modules above.
+(:class:`Embedding`, :data:`PROTOCOL`); :data:`__all__` names what it offers of the modules above.
 """
 
 from __future__ import annotations
@@ -33,17 +33,6 @@ from .options import COLOURS, PANEL_KINDS, by_import_path, check_spec, fit_param
 from .panels import border_samples, input_space_basis, read_panel, run_panel
 from .samples import novel_split, per_class_split, select_samples
 from .tables import checks_table, compare_checks, write_check_comparison, write_checks
-
-# Also importable from here, as from the former single module (tests, benchmarks, notebooks):
-from .checks import nearest_mean_errors, settled_iteration, tau_stop  # noqa: F401
-from .drawing import _novel_marker  # noqa: F401
-from .options import (  # noqa: F401
-    CHECK_COLUMNS, CLASSIFIERS, DEFAULT_SERIES, DERIVED_SERIES, DPI, DRAWS, FORMATS, IMAGE_KINDS, OVERLAYS,
-    SCATTER_KINDS, SPACES,
-)
-from .panels import attribute_basis, overlay_arrays  # noqa: F401
-from .samples import holdout_panel_split  # noqa: F401
-from .tables import PUBLISHED_CHECK_KINDS  # noqa: F401
 
 __all__ = [
     "PANEL_KINDS", "COLOURS", "aggregate_embedding", "binned_medians", "border_samples", "check_spec", "checks_table",
@@ -142,6 +131,21 @@ class Embedding(Protocol):
 
     def aggregate(self, spec: dict, inputs, out_dir, seed=None, notes=None) -> None:
         aggregate_embedding(spec, dict(inputs.items()), out_dir, notes=notes)
+
+    def fidelity_points(self, comparison, notes=None):
+        """Each number the text states (iterations, ...) beside ours, within its ``slack``: ours has no
+        std, so a point is labelled where the statement does not hold; checks without a number are
+        left out."""
+        from ...fidelity import FidelityPoint, Points, number, statement_holds
+
+        found = Points()
+        for r in comparison.itertuples(index=False):
+            if r.kind not in ("about", "value") or number(r.ours) is None:
+                found.leave_out("checks without a number")
+                continue
+            found.points.append(FidelityPoint(float(r.published), float(r.ours), f"{r.panel} {r.check}",
+                                              unit="a number stated in the text", holds=statement_holds(r.holds)))
+        return found
 
     def outputs(self, experiment: str, spec: dict) -> list[Output]:
         out = f"results/{experiment}"

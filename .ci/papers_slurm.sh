@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 15, item 3: run `papers` on the smoke-sized configs (config/papers_smoke.yaml) once locally
+# `papers` through SLURM: run `papers` on the smoke-sized configs (config/papers_smoke.yaml) once locally
 # and once through the local single-node SLURM cluster (.ci/slurm-local.sh), each into its own
 # directory, and compare every table they write (*.csv, *.md, *.tex) and metadata.yaml byte for
 # byte. Exits non-zero on any difference, a missing file or a failed run. Not part of .ci/run (its
@@ -54,11 +54,11 @@ start=$SECONDS
 local_seconds=$((SECONDS - start))
 move_results "$LOCAL"
 
-step "papers, smoke-sized, through SLURM (workflow/profiles/slurm-local)"
+step "papers, smoke-sized, through SLURM (profiles/slurm-local)"
 bash .ci/slurm-local.sh start
 trap 'bash .ci/slurm-local.sh stop' EXIT
 start=$SECONDS
-"$SNAKEMAKE" --workflow-profile workflow/profiles/slurm-local "${RUN[@]}"
+"$SNAKEMAKE" --workflow-profile profiles/slurm-local "${RUN[@]}"
 slurm_seconds=$((SECONDS - start))
 move_results "$SLURM"
 bash .ci/slurm-local.sh stop

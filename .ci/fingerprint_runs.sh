@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 21 ("results must not move"): run the three reference workflows — `demo`, `smoke` and
+# Results must not move under a refactoring: run the three reference workflows — `demo`, `smoke` and
 # `papers_smoke` (the `papers` target on config/papers_smoke.yaml) — one after the other in a fresh
 # clone of a commit, then fingerprint everything they wrote under results/ (.ci/fingerprint.py).
 # Two commits whose fingerprints are equal computed the same results, to the byte.

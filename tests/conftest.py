@@ -32,7 +32,7 @@ def mirror() -> Path:
 
 
 def _readable_curves(figure) -> list[str]:
-    """Check issue 24's rules for a curve figure and return its legend's labels: one legend, the
+    """Check the rules every curve figure follows and return its legend's labels: one legend, the
     figure's, lying beside the axes (on none of them); axis labels in words; a note below the axes."""
     import re
 

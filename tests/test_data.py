@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 UNREACHABLE = "http://127.0.0.1:9/nothing-here"   # the discard port: refused at once
 
-EXPECTED = {  # dataset: (n, d, c), issue 2 item 9
+EXPECTED = {  # dataset: (n, d, c), as the papers and the sources give them
     "yale": (165, 1024, 15), "orl": (400, 1024, 40), "yaleb": (2414, 1024, 38),
     "pie_pose27": (2856, 1024, 68), "pie": (11554, 1024, 68), "umist": (575, 1024, 20), "olivetti": (400, 4096, 40),
     "usps": (9298, 256, 10), "waveform": (5000, 21, 3), "thyroid": (215, 5, 3),

@@ -1,4 +1,4 @@
-"""The fidelity figure of each paper: published numbers against ours (issue 24, item 2)."""
+"""The fidelity figure of each paper: published numbers against ours."""
 
 from __future__ import annotations
 

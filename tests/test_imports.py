@@ -1,6 +1,6 @@
 """Dependencies point one way: scripts -> engine -> protocols -> library, and no import cycles.
 
-The layers (issue 21): the Snakemake scripts (``workflow/scripts``) call the engine
+The layers: the Snakemake scripts (``workflow/scripts``) call the engine
 (:mod:`locproj.experiments`), which calls the protocols (:mod:`locproj.protocols` and its
 modules), which call the library (every other module of ``locproj``: config helpers, reporting,
 selection, evaluation, registry, data, methods, I/O). A module may import from its own layer or a

@@ -1,4 +1,4 @@
-"""Property-based tests (issue 14, item 4) of the core numerics, with ``hypothesis``.
+"""Property-based tests of the core numerics, with ``hypothesis``.
 
 * graph weights (:mod:`locproj.neighbour_graphs`, :mod:`locproj.reconstruction_weights`):
   symmetric where documented, rows summing to what is documented, no edge between two classes

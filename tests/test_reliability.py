@@ -1,4 +1,4 @@
-"""Reliability (issue 14): a full disk costs only the failing write, BLAS threads do not change a
+"""Reliability: a full disk costs only the failing write, BLAS threads do not change a
 job's result, and a result file names everything needed to rerun its job."""
 
 from __future__ import annotations

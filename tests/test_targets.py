@@ -1,5 +1,5 @@
 """Targets that name targets (`papers`), the report page of every experiment, and the smoke-sized
-`papers` (config/papers_smoke.yaml, its `replace_experiments`) (issue 15, item 3)."""
+`papers` (config/papers_smoke.yaml, its `replace_experiments`)."""
 
 from __future__ import annotations
 

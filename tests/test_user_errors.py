@@ -1,4 +1,4 @@
-"""A mistake in the config or the data is printed as its message alone (issue 24, item 3).
+"""A mistake in the config or the data is printed as its message alone, without a traceback.
 
 Each case runs Snakemake as a user does, on a copy of the workflow with one mistake in an overlay
 config: the exit status is non-zero, the message names the key, its place and the fix, and no

@@ -81,11 +81,6 @@ def rank_rows(errors: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(ranks, index=errors.index, columns=errors.columns)
 
 
-def average_ranks(errors: pd.DataFrame) -> pd.Series:
-    """Mean over datasets of :func:`rank_rows` (Demšar's ``R_j``), in column order."""
-    return rank_rows(errors).mean(axis=0)
-
-
 def complete_rows(errors: pd.DataFrame) -> pd.DataFrame:
     """The rows (datasets) where every method has an error."""
     return errors[errors.notna().all(axis=1)]
@@ -273,20 +268,26 @@ def write_ranks(summary: pd.DataFrame, result_paths, out_dir, *, methods_order=N
     ranks = rank_rows(errors)
     mean_ranks = ranks.mean(axis=0)
     n, k = complete.shape
-    test = friedman(errors)
     cd = critical_difference(k, n, alpha) if n >= 1 and k >= 2 else float("nan")
-    groups = cliques(mean_ranks.to_dict(), cd) if not math.isnan(cd) else []
     sizes = summary.groupby("dataset")["m"].apply(lambda ms: ", ".join(str(m) for m in sorted(set(ms))))
+    written = _write_rank_tables(ranks, mean_ranks, complete, sizes, left_out, out_dir, labels, data_notes)
+    written.append(_write_friedman(errors, mean_ranks, alpha, cd, left_out, out_dir, labels))
+    if n >= 1 and k >= 2:
+        title = f"Average ranks over N = {n} datasets, Nemenyi CD at alpha = {alpha:g}"
+        written += plot_cd_diagram(mean_ranks.to_dict(), cd, out_dir / "figures" / "cd_diagram",
+                                   labels=labels, title=title)
+    return written + _write_timing(result_paths, out_dir, methods_order, labels)
 
-    # ranks.csv: long, one row per (dataset, method), then the averages
+
+def _write_rank_tables(ranks, mean_ranks, complete, sizes, left_out, out_dir: Path, labels, data_notes) -> list[Path]:
+    """``ranks.csv`` (long: one row per dataset and method, then the averages) and ``ranks.md``
+    (datasets x methods, "rank (mean error)", and the average row)."""
     long = pd.DataFrame([(d, m, ranks.loc[d, m], complete.loc[d, m]) for d in ranks.index for m in ranks.columns],
                         columns=["dataset", "method", "rank", "mean_error"])
     average = pd.DataFrame({"dataset": "average", "method": mean_ranks.index, "rank": mean_ranks.to_numpy(),
                             "mean_error": complete.mean(axis=0).to_numpy()})
-    written = [out_dir / "ranks.csv"]
-    reporting.write_text(written[0], reporting.frame_to_csv(pd.concat([long, average], ignore_index=True)))
+    reporting.write_text(out_dir / "ranks.csv", reporting.frame_to_csv(pd.concat([long, average], ignore_index=True)))
 
-    # ranks.md: datasets x methods, "rank (mean error)", and the average row
     shown = reporting.mark_noted(pd.DataFrame({"dataset": list(ranks.index)}), data_notes)["dataset"]
     table = pd.DataFrame({"dataset": list(shown), "m": [sizes.get(d, "") for d in ranks.index]})
     for method in ranks.columns:
@@ -302,10 +303,15 @@ def write_ranks(summary: pd.DataFrame, result_paths, out_dir, *, methods_order=N
     if left_out:
         text += f"\nLeft out (a method has no result): {', '.join(left_out)}.\n"
     text += reporting.notes_text(data_notes, list(ranks.index))
-    written.append(out_dir / "ranks.md")
-    reporting.write_text(written[-1], text)
+    reporting.write_text(out_dir / "ranks.md", text)
+    return [out_dir / "ranks.csv", out_dir / "ranks.md"]
 
-    # friedman.md
+
+def _write_friedman(errors, mean_ranks, alpha: float, cd: float, left_out, out_dir: Path, labels) -> Path:
+    """``friedman.md``: Friedman's test, Iman-Davenport's F, Nemenyi's CD and the groups within it."""
+    n, k = complete_rows(errors).shape
+    test = friedman(errors)
+    groups = cliques(mean_ranks.to_dict(), cd) if not math.isnan(cd) else []
     lines = [
         "# Friedman test and Nemenyi critical difference (Demšar 2006)", "",
         "| quantity | value |", "|---|---|",
@@ -326,20 +332,17 @@ def write_ranks(summary: pd.DataFrame, result_paths, out_dir, *, methods_order=N
         lines.append("No two methods are within CD of each other.")
     if left_out:
         lines += ["", f"Left out (a method has no result): {', '.join(left_out)}."]
-    written.append(out_dir / "friedman.md")
-    reporting.write_text(written[-1], "\n".join(lines) + "\n")
+    reporting.write_text(out_dir / "friedman.md", "\n".join(lines) + "\n")
+    return out_dir / "friedman.md"
 
-    if n >= 1 and k >= 2:
-        title = f"Average ranks over N = {n} datasets, Nemenyi CD at alpha = {alpha:g}"
-        written += plot_cd_diagram(mean_ranks.to_dict(), cd, out_dir / "figures" / "cd_diagram",
-                                   labels=labels, title=title)
 
-    # timing
+def _write_timing(result_paths, out_dir: Path, methods_order, labels) -> list[Path]:
+    """``timing.csv`` (per method, then per dataset and m) and ``timing.md`` (per method, and CV +
+    final fit seconds per split of each dataset and method)."""
     timings = collect_timings(result_paths)
     per_method = timing_by_method(timings, methods_order)
     per_dataset = timing_by_dataset(timings)
-    written.append(out_dir / "timing.csv")
-    reporting.write_text(written[-1], reporting.frame_to_csv(
+    reporting.write_text(out_dir / "timing.csv", reporting.frame_to_csv(
         pd.concat([per_method.assign(dataset="all", m=""), per_dataset], ignore_index=True)[
             ["dataset", "m", "method", "results", "cv_seconds", "fit_seconds", "total_seconds", "share"]]))
     shown = per_method.assign(
@@ -362,6 +365,5 @@ def write_ranks(summary: pd.DataFrame, result_paths, out_dir, *, methods_order=N
             f"not the same in a rerun.\n\n"
             + reporting.frame_to_markdown(shown)
             + "\nCV + final fit, seconds per split (mean over splits):\n\n" + reporting.frame_to_markdown(wide))
-    written.append(out_dir / "timing.md")
-    reporting.write_text(written[-1], text)
-    return written
+    reporting.write_text(out_dir / "timing.md", text)
+    return [out_dir / "timing.csv", out_dir / "timing.md"]

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import sklearn
+from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
 
 from locproj.data.readers import read_dataset
@@ -64,9 +65,9 @@ class _Timer:
 
 def timed_fit(X, y, C, seed):
     timer = _Timer()
-    originals = (lpk.SVC.fit, lpk.local_projection_kernel, lpk.dual_objective_gradients)
+    originals = (SVC.fit, lpk.local_projection_kernel, lpk.dual_objective_gradients)
     svc_fit = originals[0]
-    lpk.SVC.fit = lambda self, *a, **kw: timer.wrap("svm", svc_fit)(self, *a, **kw)
+    SVC.fit = lambda self, *a, **kw: timer.wrap("svm", svc_fit)(self, *a, **kw)
     lpk.local_projection_kernel = timer.wrap("kernel", originals[1])
     lpk.dual_objective_gradients = timer.wrap("gradient", originals[2])
     try:
@@ -74,7 +75,7 @@ def timed_fit(X, y, C, seed):
         model = lpk.LocalProjectionKernelSVC(n_regions=2, n_components=2, C=C, random_state=seed).fit(X, y)
         total = time.perf_counter() - start
     finally:
-        lpk.SVC.fit, lpk.local_projection_kernel, lpk.dual_objective_gradients = originals
+        SVC.fit, lpk.local_projection_kernel, lpk.dual_objective_gradients = originals
     return total, timer, model
 
 

@@ -51,9 +51,10 @@ METHODS = ["lpp", "llp"]
 PARTS = {
     "eigen-solves": [("locproj.solvers", "eigh_selected")],
     "PCA step": [("locproj.solvers", "pca_basis")],
-    "products": [("locproj.solvers", name) for name in ("_sandwich", "_reduced_constraint", "_at_b", "_a_b", "_at_a")],
+    "products": [("locproj.solvers", name) for name in ("_sandwich", "_reduced_constraint", "at_b", "a_b", "at_a")],
     "conditioning": [("locproj.solvers", name) for name in ("_full_rank_shortcut", "_regularized", "_eigenvalue_scale",
-                                                             "_cholesky_rcond", "_resolve_degenerate")],
+                                                             "cholesky_rcond", "_resolve_degenerate")]
+    + [("locproj._dense", "cholesky_rcond")],
     "graph building": [("locproj.methods.lpp", "lpp_graph"), ("locproj.methods.llp", "kneighbors"),
                        ("locproj.methods.llp", "local_krr_weights"), ("locproj.methods.llp", "reconstruction_error")],
     "evaluation": [("locproj.selection", name) for name in ("predict_all_p", "predict_at_p", "error_rates")],

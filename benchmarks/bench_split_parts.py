@@ -47,7 +47,7 @@ def best_of(function, repeat: int = 5) -> float:
 
 def main() -> None:
     from locproj.evaluation import nearest_indices
-    from locproj.solvers import _a_b
+    from locproj._dense import a_b
 
     rng = np.random.default_rng(0)
     Y = rng.standard_normal((FIT, D))
@@ -58,7 +58,7 @@ def main() -> None:
         peak = 2 * D**3 / best_of(lambda: blas.dgemm(1.0, square, square)) / 1e9
         syrk = best_of(lambda: blas.dsyrk(1.0, Y.T))
         held = np.ascontiguousarray(Y[:HELD])
-        transform = best_of(lambda: (_a_b(Y, A), _a_b(held, A)))
+        transform = best_of(lambda: (a_b(Y, A), a_b(held, A)))
         evaluation = best_of(lambda: nearest_indices(Z_fit, Z_held), repeat=3)
         scores = np.zeros((FIT, CHUNK), order="F")
         terms, test_terms = rng.standard_normal((2, FIT)), rng.standard_normal((CHUNK, 2))

@@ -33,7 +33,7 @@ from locproj.methods import (
     SupervisedLLE,
 )
 from locproj.methods._base import RankDeficiencyWarning
-from locproj.methods.lpk import gating
+from locproj.methods._lpk_model import gating
 
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
 

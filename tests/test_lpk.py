@@ -8,8 +8,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from locproj.data.waveform import generate_waveform
 from locproj.methods import LocalProjectionKernelSVC
-from locproj.methods import lpk
-from locproj.methods.lpk import (
+from locproj.methods import _lpk_model
+from locproj.methods._lpk_model import (
     dual_objective,
     dual_objective_gradients,
     gating,
@@ -68,7 +68,7 @@ def test_gradients_match_central_differences(kernel, n_regions):
     y_pm = np.where(X[:, 0] * X[:, 1] + 0.3 * rng.standard_normal(n) > 0, 1.0, -1.0)
     W = 0.7 * rng.standard_normal((n_regions, d, r))
     V = rng.standard_normal((n_regions, d + 1))  # far from uniform gating
-    alpha_y = lpk._solve_svm(local_projection_kernel(X, W, V, **kp), y_pm, C=1.0).alpha_y
+    alpha_y = _lpk_model.solve_svm(local_projection_kernel(X, W, V, **kp), y_pm, C=1.0).alpha_y
     assert 0 < np.count_nonzero(alpha_y) < n  # some points are not support vectors
 
     J, grad_W, grad_V = dual_objective_gradients(X, alpha_y, W, V, **kp)
@@ -94,21 +94,21 @@ def test_armijo_takes_the_first_step_with_sufficient_decrease():
     least sigma * step * ||g||^2, and a search that cannot succeed takes no step."""
     def solve(theta):
         value = float(theta @ theta)
-        return lpk._SVMSolution(np.zeros(1), 0.0, value, 1.0)
+        return _lpk_model.SVMSolution(np.zeros(1), 0.0, value, 1.0)
 
     theta = np.array([3.0, -4.0])
     grad = 2 * theta
     current = solve(theta)
-    new, solution, step, trials = lpk._armijo(theta, grad, current, solve, first_step=10.0)
-    assert solution.objective <= current.objective - lpk._ARMIJO_SIGMA * step * grad @ grad
-    assert step == 10.0 * lpk._ARMIJO_BETA ** (trials - 1) and trials > 1
+    new, solution, step, trials = _lpk_model.armijo(theta, grad, current, solve, first_step=10.0)
+    assert solution.objective <= current.objective - _lpk_model._ARMIJO_SIGMA * step * grad @ grad
+    assert step == 10.0 * _lpk_model._ARMIJO_BETA ** (trials - 1) and trials > 1
     larger = 2 * step
-    sufficient = current.objective - lpk._ARMIJO_SIGMA * larger * grad @ grad
+    sufficient = current.objective - _lpk_model._ARMIJO_SIGMA * larger * grad @ grad
     assert solve(theta - larger * grad).objective > sufficient
     np.testing.assert_array_equal(new, theta - step * grad)
     # an ascent direction: every trial fails, nothing moves
-    same, kept, step, trials = lpk._armijo(theta, -grad, current, solve, first_step=1.0)
-    assert step == 0.0 and trials == lpk._MAX_TRIALS and same is theta and kept is current
+    same, kept, step, trials = _lpk_model.armijo(theta, -grad, current, solve, first_step=1.0)
+    assert step == 0.0 and trials == _lpk_model._MAX_TRIALS and same is theta and kept is current
 
 
 @pytest.mark.parametrize("params", [

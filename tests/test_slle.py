@@ -20,7 +20,7 @@ from locproj.reconstruction_weights import (
     max_sq_distance,
     reconstruction_cost,
 )
-from locproj.solvers import bottom_eigenvectors
+from locproj._sparse_eigen import bottom_eigenvectors
 
 
 def _cosines(A, B):
@@ -146,7 +146,7 @@ def test_arpack_without_convergence_falls_back_to_the_dense_solver_with_a_warnin
     from scipy.sparse.linalg import ArpackNoConvergence
     from sklearn.exceptions import ConvergenceWarning
 
-    from locproj import solvers
+    from locproj import _sparse_eigen
 
     X = np.random.default_rng(2).standard_normal((80, 5))
     M = reconstruction_cost(lle_weights(X, kneighbors(X, 8), reg=1e-3))
@@ -155,12 +155,12 @@ def test_arpack_without_convergence_falls_back_to_the_dense_solver_with_a_warnin
     def no_convergence(*args, **kwargs):
         raise ArpackNoConvergence("ARPACK error -1: No convergence", None, None)
 
-    monkeypatch.setattr(solvers, "eigsh", no_convergence)
+    monkeypatch.setattr(_sparse_eigen, "eigsh", no_convergence)
     with pytest.warns(ConvergenceWarning, match="computed by the dense solver"):
         fallback = bottom_eigenvectors(M, 3, "arpack", random_state=0)
     np.testing.assert_allclose(fallback[1], dense[1], atol=1e-12)
     np.testing.assert_allclose(np.abs(fallback[0].T @ dense[0]) / len(X), np.eye(3), atol=1e-8)
-    monkeypatch.setattr(solvers, "_DENSE_FALLBACK_MAX", 50)
+    monkeypatch.setattr(_sparse_eigen, "_DENSE_FALLBACK_MAX", 50)
     with pytest.raises(ValueError, match="Lower alpha, raise n_components above the number of classes"):
         bottom_eigenvectors(M, 3, "arpack", random_state=0)
 

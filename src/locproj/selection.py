@@ -422,30 +422,10 @@ class SplitResult:
     raw_cv_fold_error: np.ndarray | None = None
 
 
-def run_split(
-    X_train,
-    y_train,
-    X_test,
-    y_test,
-    *,
-    method,
-    new_estimator=None,
-    grid_spec=None,
-    m=None,
-    p_max=300,
-    p_limit=None,
-    classifier="1nn",
-    classifier_params=None,
-    n_folds=5,
-    seed=0,
-    test_indices=None,
-    meta=None,
-    neighbour_params=NEIGHBOUR_PARAMS,
-    max_bytes=DEFAULT_MAX_BYTES,
-    n_jobs=1,
-    test_curve=False,
-    ordered=True,
-) -> SplitResult:
+def run_split(X_train, y_train, X_test, y_test, *, method, new_estimator=None, grid_spec=None, m=None, p_max=300,
+              p_limit=None, classifier="1nn", classifier_params=None, n_folds=5, seed=0, test_indices=None, meta=None,
+              neighbour_params=NEIGHBOUR_PARAMS, max_bytes=DEFAULT_MAX_BYTES, n_jobs=1, test_curve=False,
+              ordered=True) -> SplitResult:
     """Resolve the grid, cross-validate, refit on the whole training part and test.
 
     For ``method == 'raw'`` (or ``new_estimator is None``) there is no projection and no
@@ -491,15 +471,7 @@ def run_split(
         n_folds=folds_for(y_train, n_folds), cv_seed=seed, p_max=p_max, meta=dict(meta or {}),
     )
     if method == RAW_METHOD or new_estimator is None:
-        predictions = predict_at_p(X_train, y_train, X_test, X_train.shape[1], **predict_options)
-        return SplitResult(
-            grid=[{}], cv_error=np.empty((0, 0)), cv_fold_error=np.empty((0, 0, 0)), capped=[],
-            grid_index=0, params={}, p=X_train.shape[1], projected=False,
-            test_error=float(np.mean(predictions != y_test)), test_predictions=predictions,
-            fit_seconds=0.0, cv_seconds=0.0,
-            raw_cv_fold_error=raw_cv_fold_error(X_train, y_train, n_folds=n_folds, seed=seed, **predict_options),
-            **common,
-        )
+        return _raw_split(X_train, y_train, X_test, y_test, n_folds, seed, predict_options, common)
 
     grid = resolve_grid(grid_spec, X_train, y_train, m, neighbour_params=neighbour_params)
     start = time.perf_counter()
@@ -514,6 +486,22 @@ def run_split(
     capped = cv.capped + [
         {"fold": -1, "grid_index": grid_index, "param": n, "requested": r, "used": u} for n, r, u in changes
     ]
+    predictions, curve, fit_seconds = _refit_and_test(
+        new_estimator, params, p, X_train, y_train, X_test, y_test, p_max, p_limit, ordered, test_curve,
+        predict_options)
+    return SplitResult(
+        grid=grid, cv_error=cv.error, cv_fold_error=cv.fold_error, capped=capped,
+        grid_index=grid_index, params=params, p=p, projected=True,
+        test_error=float(np.mean(predictions != y_test)), test_predictions=predictions,
+        fit_seconds=fit_seconds, cv_seconds=cv_seconds, test_error_curve=curve, **common,
+    )
+
+
+def _refit_and_test(new_estimator, params, p: int, X_train, y_train, X_test, y_test, p_max: int, p_limit,
+                    ordered: bool, test_curve: bool, predict_options: dict):
+    """The method refitted with the chosen ``params`` on the whole training part and tested at the
+    chosen ``p``: ``(predictions, curve, fit_seconds)``, ``curve`` the test error at every p when
+    ``test_curve`` (else None)."""
     Z_train, Z_test, fit_seconds = fit_transform_all_p(new_estimator, params, X_train, y_train, X_test, p_max, p_limit,
                                                        ordered)
     if p > Z_train.shape[1]:
@@ -521,9 +509,18 @@ def run_split(
     predictions = predict_at_p(Z_train, y_train, Z_test, p, **predict_options)
     curve = (error_rates(predict_all_p(Z_train, y_train, Z_test, **predict_options), y_test)
              if test_curve and ordered else None)
+    return predictions, curve, fit_seconds
+
+
+def _raw_split(X_train, y_train, X_test, y_test, n_folds: int, seed, predict_options: dict, common: dict):
+    """:func:`run_split` of ``raw``: the classifier on the raw features, no CV (its CV error on the
+    same folds as the methods' is recorded as the CV curves' baseline)."""
+    predictions = predict_at_p(X_train, y_train, X_test, X_train.shape[1], **predict_options)
     return SplitResult(
-        grid=grid, cv_error=cv.error, cv_fold_error=cv.fold_error, capped=capped,
-        grid_index=grid_index, params=params, p=p, projected=True,
+        grid=[{}], cv_error=np.empty((0, 0)), cv_fold_error=np.empty((0, 0, 0)), capped=[],
+        grid_index=0, params={}, p=X_train.shape[1], projected=False,
         test_error=float(np.mean(predictions != y_test)), test_predictions=predictions,
-        fit_seconds=fit_seconds, cv_seconds=cv_seconds, test_error_curve=curve, **common,
+        fit_seconds=0.0, cv_seconds=0.0,
+        raw_cv_fold_error=raw_cv_fold_error(X_train, y_train, n_folds=n_folds, seed=seed, **predict_options),
+        **common,
     )

@@ -49,16 +49,13 @@ Conventions (see ``docs/methods.md``):
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
 from scipy import sparse
-from scipy.linalg import blas, lapack
-from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh, splu
-from sklearn.exceptions import ConvergenceWarning
 
+from ._dense import a_b, at_a, at_b, cholesky_rcond, rcond_spd
 from ._eigh import eigh_selected
 from ._memo import LastInput, remembered
 
@@ -134,13 +131,13 @@ class _Basis:
         return _sandwich(self.Y, L)
 
     def gram(self) -> np.ndarray:
-        return _at_a(self.Y)
+        return at_a(self.Y)
 
     def to_input(self, A: np.ndarray) -> np.ndarray:
-        return A if self.T is None else _a_b(self.T, A)
+        return A if self.T is None else a_b(self.T, A)
 
     def project(self, A: np.ndarray) -> np.ndarray:
-        return _a_b(self.Y, A)
+        return a_b(self.Y, A)
 
 
 @dataclass(frozen=True)
@@ -168,7 +165,7 @@ class _ComplementBasis:
         return np.eye(self.rank)
 
     def to_input(self, A: np.ndarray) -> np.ndarray:
-        return _a_b(self.T, A)
+        return a_b(self.T, A)
 
     def project(self, A: np.ndarray) -> np.ndarray:
         return _reflect_rows(np.vstack([np.zeros((1, A.shape[1])), A]), self.v)  # H [0; A] = Q A
@@ -217,7 +214,7 @@ def _centred_kernel_basis(K: np.ndarray) -> _CentredKernelBasis | None:
         return None
     v = _householder_to_constant(n)
     S = _reflect_both(K, v)[1:, 1:]
-    chol, rcond = _cholesky_rcond((S + S.T) / 2)
+    chol, rcond = cholesky_rcond((S + S.T) / 2)
     if rcond <= _FAST_PATH_RCOND:
         return None
     return _CentredKernelBasis(v=v, cho=(chol, False))
@@ -244,22 +241,22 @@ def pca_basis(Xc: np.ndarray, *, whiten: bool, tol: float | None = None,
         T = np.ascontiguousarray(V / lam if whiten else V)
         return _Basis(T=T, Y=V if whiten else V * lam, orthonormal=not whiten)
     if d <= n:
-        lam, U = scipy.linalg.eigh(_at_a(Xc), lower=False)
+        lam, U = scipy.linalg.eigh(at_a(Xc), lower=False)
         keep = lam > tol * lam[-1] if lam[-1] > 0 else np.zeros(len(lam), bool)
         U = U[:, keep]
     else:
-        lam, V = scipy.linalg.eigh(_at_a(Xc.T), lower=False)
+        lam, V = scipy.linalg.eigh(at_a(Xc.T), lower=False)
         keep = lam > tol * lam[-1] if lam[-1] > 0 else np.zeros(len(lam), bool)
-        U = _at_b(Xc, V[:, keep]) / np.sqrt(lam[keep])
+        U = at_b(Xc, V[:, keep]) / np.sqrt(lam[keep])
         if not whiten:  # re-orthonormalise: P^T P = A^T A must hold to machine precision
             U = scipy.linalg.qr(U, mode="economic")[0]
-    # C order: every fit maps its solution through T (_a_b would copy a Fortran-ordered T each time)
+    # C order: every fit maps its solution through T (a_b would copy a Fortran-ordered T each time)
     T = np.ascontiguousarray(U / np.sqrt(lam[keep]) if whiten else U)
-    Y = _a_b(Xc, T)
+    Y = a_b(Xc, T)
     if whiten and len(T.T) == n - 1 and _is_centred(Xc):  # Y spans 1^perp: use Q instead
         v = _householder_to_constant(n)
         QtY = _reflect_rows(Y, v)[1:]  # Q^T Y, so that X~ T Y^T Q = Y Y^T Q = Q
-        return _ComplementBasis(v=v, T=_a_b(T, np.ascontiguousarray(QtY.T)))
+        return _ComplementBasis(v=v, T=a_b(T, np.ascontiguousarray(QtY.T)))
     return _Basis(T=T, Y=Y, orthonormal=not whiten)
 
 
@@ -286,8 +283,8 @@ def _full_rank_shortcut(Xc: np.ndarray, B, constraint: str, memo: dict):
     spread = 1.0 if constraint == "orthonormal" else _positive_diagonal_spread(B)
     if spread is None:
         N = _sandwich(Xc, B)
-        return _rcond_spd(N) > _FAST_PATH_RCOND, N
-    data_rcond = remembered(memo, ("rcond",), lambda: _rcond_spd(_at_a(Xc)))
+        return rcond_spd(N) > _FAST_PATH_RCOND, N
+    data_rcond = remembered(memo, ("rcond",), lambda: rcond_spd(at_a(Xc)))
     return data_rcond / spread > _FAST_PATH_RCOND, None
 
 
@@ -308,55 +305,6 @@ def _positive_diagonal_spread(B) -> float | None:
         return 1.0
     diag = _positive_diagonal(B)
     return None if diag is None else float(diag.max() / diag.min())
-
-
-# Dense products go through scipy's BLAS (the one eigh uses): numpy bundles a second OpenBLAS
-# whose idle threads would compete with scipy's for the same cores.  The Fortran-ordered
-# transposes of C-ordered arrays are passed, so nothing is copied.
-
-
-def _at_b(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """``A^T B`` for C-ordered ``A`` (n, p) and ``B`` (n, q)."""
-    A, B = np.ascontiguousarray(A), np.ascontiguousarray(B)
-    return blas.dgemm(1.0, A.T, B.T, trans_b=True)
-
-
-def _a_b(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """``A B`` for C-ordered ``A`` (n, p) and ``B`` (p, q), returned C-ordered."""
-    A, B = np.ascontiguousarray(A), np.ascontiguousarray(B)
-    return blas.dgemm(1.0, B.T, A.T).T
-
-
-def _at_a(A: np.ndarray) -> np.ndarray:
-    """``A^T A`` by a rank-k update: only the **upper triangle** is filled (Fortran order).
-
-    Symmetric matrices in this module are read through their upper triangle (``eigh(...,
-    lower=False)``, ``dpotrf(lower=False)``), so the mirror image is never formed.
-    """
-    if A.size == 0:  # BLAS refuses zero leading dimensions (and prints to stderr)
-        return np.zeros((A.shape[1], A.shape[1]), order="F")
-    return blas.dsyrk(1.0, np.ascontiguousarray(A).T)
-
-
-def _rcond_spd(C: np.ndarray) -> float:
-    """Estimated reciprocal condition number of symmetric ``C`` (0 if not positive definite)."""
-    return _cholesky_rcond(C)[1]
-
-
-def _cholesky_rcond(C: np.ndarray) -> tuple[np.ndarray | None, float]:
-    """Upper Cholesky factor (Fortran-ordered, for ``cho_solve``) and LAPACK's 1-norm
-    reciprocal-condition estimate; ``(None, 0.0)`` if ``C`` is not positive definite."""
-    if C.shape[0] == 0:
-        return None, 0.0
-    # Fortran-ordered arrays may hold only their upper triangle; C-ordered ones are full
-    # symmetric, so their transpose (Fortran-ordered, no copy) has the same upper triangle.
-    upper = C if C.flags.f_contiguous else C.T
-    chol, info = lapack.dpotrf(upper, lower=False)
-    if info != 0:
-        return None, 0.0
-    anorm = np.abs(upper).sum(axis=0).max()  # 1-norm, or up to 2x below it for upper-only input
-    rcond, info = lapack.dpocon(chol, anorm)
-    return chol, (float(rcond) if info == 0 else 0.0)
 
 
 def solve_embedding(X, L, B=None, *, constraint: str = "B", n_components: int | None = None,
@@ -401,6 +349,30 @@ def solve_embedding(X, L, B=None, *, constraint: str = "B", n_components: int | 
     """
     X = np.asarray(X, dtype=float)
     memo = _DATA_MEMO.values_for(X, np.asarray(center))
+    _check_problem(X, L, B, constraint, symmetric, center, memo)
+    mean, Xc = remembered(memo, ("centred",), lambda: _centred(X, center))
+    basis, N, shortcut = _working_basis(Xc, B, constraint, pca_tol, symmetric, memo)
+    r = basis.rank
+    k = check_n_components(n_components, r)
+
+    M = basis.sandwich(L)
+    N = N if N is not None else _reduced_constraint(basis, B, constraint)
+    if shortcut or _whitened_regular(constraint, B, singular_rcond):  # N is known to be regular
+        regularized = False
+    else:
+        N, regularized = _regularized(N, ridge, singular_rcond)
+    lam, A, scale = _solve_reduced(M, N, maximize, k, resolve_degenerate, degenerate_rtol)
+    if resolve_degenerate:
+        rtol = max(degenerate_rtol, _RIDGE_CLUSTER_FACTOR * ridge) if regularized else degenerate_rtol
+        A = _resolve_degenerate(lam, A, basis, rtol, scale)
+    P = basis.to_input(np.ascontiguousarray(A[:, :k]))  # prefixes bit-identical (test_nested_columns)
+    lam = lam[:k]
+    return Embedding(components=fix_signs(P), eigenvalues=lam, mean=mean.copy(), rank=r,
+                     n_available=r, regularized=regularized)
+
+
+def _check_problem(X: np.ndarray, L, B, constraint: str, symmetric: bool, center: bool, memo: dict) -> None:
+    """Refuse data that are not finite, an unknown constraint and matrices of the wrong shape."""
     if X.ndim != 2 or not remembered(memo, ("finite",), lambda: bool(np.all(np.isfinite(X)))):
         raise ValueError("X must be a finite 2-D array.")
     if constraint not in ("B", "orthonormal"):
@@ -411,23 +383,24 @@ def solve_embedding(X, L, B=None, *, constraint: str = "B", n_components: int | 
         _check_square(B, n, "B")
     if symmetric and (center or n != d):
         raise ValueError("symmetric=True expects a square kernel matrix and center=False.")
-    mean, Xc = remembered(memo, ("centred",), lambda: _centred(X, center))
+
+
+def _working_basis(Xc: np.ndarray, B, constraint: str, pca_tol, symmetric: bool, memo: dict):
+    """The PCA pre-step's basis (module docstring), or none when the data have safely full column
+    rank; returns ``(basis, N, shortcut)`` with ``N`` the reduced constraint if the shortcut's test
+    formed it (in the input coordinates), else None."""
     ok, N = (False, None) if symmetric else _full_rank_shortcut(Xc, B, constraint, memo)
     if ok:
-        basis = _Basis(T=None, Y=Xc, orthonormal=True)
-    else:
-        options = {"whiten": constraint == "B", "tol": pca_tol, "symmetric": symmetric}
-        basis = remembered(memo, ("pca_basis", *sorted(options.items())), lambda: pca_basis(Xc, **options))
-        N = None  # any N of the shortcut test was in the input coordinates
-    r = basis.rank
-    k = check_n_components(n_components, r)
+        return _Basis(T=None, Y=Xc, orthonormal=True), N, True
+    options = {"whiten": constraint == "B", "tol": pca_tol, "symmetric": symmetric}
+    basis = remembered(memo, ("pca_basis", *sorted(options.items())), lambda: pca_basis(Xc, **options))
+    return basis, None, False
 
-    M = basis.sandwich(L)
-    N = N if N is not None else _reduced_constraint(basis, B, constraint)
-    if ok or _whitened_regular(constraint, B, singular_rcond):  # N is known to be regular
-        regularized = False
-    else:
-        N, regularized = _regularized(N, ridge, singular_rcond)
+
+def _solve_reduced(M, N, maximize: bool, k: int, resolve_degenerate: bool, degenerate_rtol: float):
+    """The reduced eigenproblem ``M a = lambda N a`` in order; returns ``(lam, A, scale)`` with
+    ``scale`` the problem's eigenvalue scale. Non-finite or degenerate problems are errors that say
+    what to do."""
     scale = _eigenvalue_scale(M, N)
     if not (np.all(np.isfinite(M)) and (N is None or np.all(np.isfinite(N)))):
         raise ValueError(
@@ -437,18 +410,13 @@ def solve_embedding(X, L, B=None, *, constraint: str = "B", n_components: int | 
     try:
         lam, A = _eigh_sorted(M, N, maximize, k, resolve_degenerate, degenerate_rtol, scale)
     except np.linalg.LinAlgError as error:
+        r = len(M)
         raise ValueError(
             f"the reduced {r} x {r} eigenproblem could not be solved ({error}): the graph or "
             "constraint matrix is numerically degenerate, as with many exact duplicate rows; "
             "remove duplicate rows (np.unique(X, axis=0)), reduce n_neighbors or raise the "
             "regularisation.") from error
-    if resolve_degenerate:
-        rtol = max(degenerate_rtol, _RIDGE_CLUSTER_FACTOR * ridge) if regularized else degenerate_rtol
-        A = _resolve_degenerate(lam, A, basis, rtol, scale)
-    P = basis.to_input(np.ascontiguousarray(A[:, :k]))  # prefixes bit-identical (test_nested_columns)
-    lam = lam[:k]
-    return Embedding(components=fix_signs(P), eigenvalues=lam, mean=mean.copy(), rank=r,
-                     n_available=r, regularized=regularized)
+    return lam, A, scale
 
 
 # --------------------------------------------------------------------------- pieces
@@ -475,11 +443,11 @@ def _sandwich(Y: np.ndarray, L) -> np.ndarray:
     """``Y^T L Y`` (L sparse, dense, LinearOperator or :class:`GramFactor`); only the upper
     triangle is authoritative (Fortran-ordered result)."""
     if isinstance(L, GramFactor):
-        return _at_a(np.asarray(L.E @ Y))
+        return at_a(np.asarray(L.E @ Y))
     diag = _positive_diagonal(L)
     if diag is not None:  # Y^T D Y = (D^1/2 Y)^T (D^1/2 Y)
-        return _at_a(np.sqrt(diag)[:, None] * Y)
-    return _at_b(Y, np.asarray(L @ Y))
+        return at_a(np.sqrt(diag)[:, None] * Y)
+    return at_b(Y, np.asarray(L @ Y))
 
 
 def _centred(X: np.ndarray, center: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -493,7 +461,7 @@ def _centred(X: np.ndarray, center: bool) -> tuple[np.ndarray, np.ndarray]:
 def _reduced_constraint(basis: _Basis, B, constraint: str):
     """``N`` of the reduced problem ``M a = lambda N a`` (None means identity)."""
     if constraint == "orthonormal":
-        return None if basis.orthonormal else _at_a(basis.T)
+        return None if basis.orthonormal else at_a(basis.T)
     return basis.gram() if B is None else basis.sandwich(B)
 
 
@@ -508,7 +476,7 @@ def _whitened_regular(constraint: str, B, singular_rcond: float) -> bool:
 
 def _regularized(N, ridge: float, singular_rcond: float):
     """``(N, False)``, or ``(N + ridge * mean(diag N) I, True)`` if ``N`` is numerically singular."""
-    if N is None or _rcond_spd(N) > singular_rcond:
+    if N is None or rcond_spd(N) > singular_rcond:
         return N, False
     scale = np.trace(N) / max(len(N), 1)
     N = N.copy(order="K")  # keep the layout: an upper-only N stays upper-only
@@ -594,72 +562,3 @@ def fix_signs(P: np.ndarray) -> np.ndarray:
     signs = np.sign(P[idx, np.arange(P.shape[1])])
     signs[signs == 0] = 1.0
     return P * signs
-
-
-# --------------------------------------------------------------------------- LLE's sparse eigenproblem
-
-_SHIFT = 1e-10  # shift-invert around sigma = -_SHIFT * mean(diag M): M - sigma I is positive definite
-_DENSE_FALLBACK_MAX = 10000  # when ARPACK does not converge, solve densely up to this many samples
-
-
-def _dense_after_arpack(M, m: int, error) -> np.ndarray:
-    """The ``m + 1`` bottom eigenvectors of ``M`` by the dense solver, with a warning, when ARPACK
-    did not converge (a cluster of eigenvalues at 0 larger than ``m + 1``, e.g. SLLE's classes
-    pulled apart by alpha on many classes: Letter's 26 at m = 16); beyond
-    ``_DENSE_FALLBACK_MAX`` samples a ValueError naming the fix."""
-    n = M.shape[0]
-    if n > _DENSE_FALLBACK_MAX:
-        raise ValueError(
-            f"ARPACK found no {m + 1} bottom eigenvectors of the {n} x {n} matrix M ({error}); M has "
-            "a cluster of (near-)zero eigenvalues, e.g. classes disconnected by alpha. Lower alpha, "
-            "raise n_components above the number of classes, or use eigen_solver='dense'.") from error
-    warnings.warn(f"ARPACK did not converge for the {m + 1} bottom eigenvectors of the {n} x {n} matrix M "
-                  "(a cluster of near-zero eigenvalues); they were computed by the dense solver instead.",
-                  ConvergenceWarning, stacklevel=3)
-    return scipy.linalg.eigh(M.toarray(), subset_by_index=[0, m])[1]
-
-
-def bottom_eigenvectors(M, n_components: int, eigen_solver: str = "arpack", random_state=None):
-    """The ``n_components`` bottom eigenvectors of the symmetric PSD ``M`` orthogonal to the
-    constant vector (``M 1 = 0``), scaled to ``(1/n) Y^T Y = I`` (paper 004 §2).
-
-    ``n_components + 1`` bottom eigenvectors ``V`` are computed (ARPACK shift-invert, or dense),
-    projected off the constant vector, and the best ``n_components``-dimensional subspace of the
-    projection is taken and diagonalised (Rayleigh-Ritz), so a multiple eigenvalue 0 is handled.
-    Returns ``(Y, eigenvalues)``, eigenvalues ascending, the largest ``|entry|`` of each column
-    positive.
-    """
-    M = sparse.csc_array(M)
-    n = M.shape[0]
-    m = int(n_components)
-    if eigen_solver == "dense":
-        _, V = scipy.linalg.eigh(M.toarray(), subset_by_index=[0, m])
-    elif eigen_solver == "arpack":
-        if m + 1 >= n:
-            raise ValueError(f"eigen_solver='arpack' needs n_components + 1 < n_samples, got "
-                             f"n_components={m} and {n} samples; use eigen_solver='dense'.")
-        shift = _SHIFT * max(float(M.diagonal().mean()), np.finfo(float).tiny)
-        lu = splu(sparse.csc_array(M + shift * sparse.eye_array(n, format="csc")), permc_spec="MMD_AT_PLUS_A",
-                  diag_pivot_thresh=0.0, options={"SymmetricMode": True})
-        from sklearn.utils import check_random_state
-
-        v0 = check_random_state(random_state).uniform(-1.0, 1.0, n)
-        OPinv = LinearOperator((n, n), matvec=lu.solve, dtype=float)
-        try:
-            _, V = eigsh(M, k=m + 1, sigma=-shift, which="LM", OPinv=OPinv, v0=v0, tol=0.0)
-        except ArpackNoConvergence as error:
-            V = _dense_after_arpack(M, m, error)
-    else:
-        raise ValueError(f"eigen_solver must be 'arpack' or 'dense', got {eigen_solver!r}.")
-    P = V - V.mean(axis=0)  # off the constant vector
-    # the best m-dimensional subspace of P: its leading left singular vectors, from the small
-    # (m + 1) x (m + 1) Gram matrix (V is orthonormal, so P is well conditioned on that subspace)
-    s2, R = scipy.linalg.eigh(P.T @ P)
-    U = P @ (R[:, ::-1][:, :m] / np.sqrt(s2[::-1][:m]))
-    H = U.T @ (M @ U)
-    eigenvalues, R = scipy.linalg.eigh(0.5 * (H + H.T))
-    Y = np.sqrt(n) * (U @ R)
-    Y -= Y.mean(axis=0)  # exactly centred (to rounding)
-    big = np.argmax(np.abs(Y), axis=0)
-    Y *= np.where(Y[big, np.arange(m)] < 0, -1.0, 1.0)
-    return Y, eigenvalues

@@ -23,7 +23,7 @@ from ..reconstruction_weights import (
     reconstruction_cost,
     spectrum_summary,
 )
-from ..solvers import bottom_eigenvectors
+from .._sparse_eigen import bottom_eigenvectors
 from ._base import check_fit_values
 
 _EIGEN_SOLVERS = ("auto", "arpack", "dense")

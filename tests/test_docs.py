@@ -160,3 +160,20 @@ def test_no_text_refers_to_tracker_numbers():
     found = subprocess.run(["git", "grep", "-nE", pattern], cwd=ROOT, capture_output=True, text=True)
     assert found.returncode in (0, 1), found.stderr
     assert found.returncode == 1, "numbered tracker references (say what is meant instead):\n" + found.stdout
+
+
+def test_the_version_lives_in_one_place_and_the_research_software_files_are_there():
+    import tomllib
+    from importlib.metadata import version
+
+    import yaml
+
+    import locproj
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert "version" not in project and "version" in project["dynamic"]       # read from locproj.__version__
+    assert version("locproj") == locproj.__version__
+    assert project["license"]["text"] == "BSD-3-Clause" and (ROOT / "LICENSE").read_text().startswith("BSD 3-Clause")
+    citation = yaml.safe_load((ROOT / "CITATION.cff").read_text())
+    assert "version" not in citation and len(citation["references"]) == 5     # the five papers it implements
+    assert f"## [{locproj.__version__}]" in (ROOT / "CHANGELOG.md").read_text()

@@ -10,7 +10,7 @@ Results never depend on the blocking.
 The estimate of one split (seconds on one core) is a sum of the work terms of the cross-validation
 (:func:`work_terms`): the eigen-solves and products of every fit, the 1-NN evaluation at every p, the
 neighbour searches, the test. Their coefficients per method (:data:`COEFFICIENTS`) are fitted by
-non-negative least squares on recorded times (``benchmarks/calibrate_costs.py`` on a run's
+non-negative least squares on recorded times (``tools/calibrate_costs.py`` on a run's
 ``timing.csv``), by built-in method name or by an entry's import path; a method without its own
 takes ``"default"``.
 The sizes come from the config's ``dataset_sizes`` (samples, classes, features; outside the datasets'
@@ -33,8 +33,8 @@ STARTUP_SECONDS = 2.0
 
 TERMS = ("fits", "eigen", "dual", "products", "evaluation", "neighbours", "test")
 
-# seconds per unit of each work term: benchmarks/calibrate_costs.py on docs/results/matrix/timing.csv
-# (the matrix's 2880 results of the 77-minute run of issue 22, 2 cores)
+# seconds per unit of each work term: tools/calibrate_costs.py on docs/results/matrix/timing.csv
+# (the matrix's 2880 results of its 77-minute fresh-clone run, 2 cores)
 COEFFICIENTS: dict[str, dict[str, float]] = {
     "default": {
         "fits": 0.00242, "eigen": 3.42e-10, "dual": 0, "products": 2.09e-11,

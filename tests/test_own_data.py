@@ -364,7 +364,7 @@ def test_the_guide_example_runs_end_to_end_and_a_changed_file_reruns_it(tmp_path
     assert table.splitlines()[0] == "| dataset | m | 1-NN | PCA | LDA | LPP | kernel LPP | LLP | LEA | LFDA | SLLE |"
     assert table.splitlines()[0] in GUIDE.read_text()                      # the guide shows this table
     assert table.splitlines()[2].startswith("| my_data | 5 | ")
-    assert {"table.csv", "table.tex", "comparison.md", "metadata.yaml"} <= {p.name for p in out.iterdir()}
+    assert {"table.csv", "table.tex", "metadata.yaml"} <= {p.name for p in out.iterdir()}
     assert (out / "figures" / "cv_curves_my_data.png").stat().st_size > 0
     assert (out / "figures" / "cv_curves_my_data.pdf").stat().st_size > 0
     results = sorted(out.rglob("split*.h5"))

@@ -3,7 +3,6 @@ job, under the protocols, recorded in the provenance, and the guide's example en
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import shlex
@@ -18,6 +17,8 @@ import pytest
 
 from locproj.data import make_splits, prepare_dataset, write_splits
 from locproj.experiments import check_experiments, job_config, run_configured_job
+from locproj.method_failures import MethodError
+from locproj.own_methods import code_digest
 from locproj.registry import estimator_factory, method_spec
 from locproj.results import read_result
 from locproj.selection import cross_validate
@@ -68,7 +69,7 @@ def test_a_good_entry_passes_and_records_where_its_code_comes_from():
     assert nca["estimator"] == "sklearn.neighbors:NeighborhoodComponentsAnalysis"
     mine = job_config(config, "e", "digits", "mine")["estimator_source"]
     assert Path(mine["file"]).resolve() == METHOD_FILE
-    assert mine["sha256"] == hashlib.sha256(METHOD_FILE.read_bytes()).hexdigest()
+    assert mine["code_sha256"] == code_digest(METHOD_FILE) and len(mine["code_sha256"]) == 64
     assert "estimator_source" not in job_config(config_with({"pca": {}}), "e", "digits", "pca")   # built-ins unchanged
 
 
@@ -158,12 +159,16 @@ def test_cross_validate_of_an_unordered_method_leaves_a_point_beyond_p_max_out(d
     assert np.isnan(beyond.error[1]).all()
 
 
-def test_an_estimator_that_raises_fails_its_job_naming_method_dataset_and_split(digits, tmp_path):
-    config = config_with({"nca": {"estimator": "sklearn.neighbors:NeighborhoodComponentsAnalysis",
-                                  "fixed": {"max_iter": -3}}})
-    with pytest.raises(RuntimeError, match=r"method 'nca' failed on digits \(m6, split 1\) in experiment 'e': "
-                                           r"InvalidParameterError: .*max_iter"):
-        run(config, "nca", digits, tmp_path, split=1)
+def test_an_estimator_that_raises_is_recorded_or_with_raise_fails_its_job_naming_method_dataset_and_split(
+        digits, tmp_path):
+    entry = {"estimator": "sklearn.neighbors:NeighborhoodComponentsAnalysis", "fixed": {"max_iter": -3}}
+    recorded = run(config_with({"nca": entry}), "nca", digits, tmp_path, split=1)    # by import path: record
+    assert recorded["failed"] and np.isnan(recorded["test_error"]) and recorded["split"] == 1
+    assert "max_iter" in recorded["error_message"] and "_param_validation.py" in recorded["error_frame"]
+    with pytest.raises(MethodError, match=r"method 'nca' failed on digits \(m6, split 1\) in experiment 'e': "
+                                          r"InvalidParameterError: .*max_iter") as raised:
+        run(config_with({"nca": {**entry, "on_error": "raise"}}), "nca", digits, tmp_path, split=1)
+    assert "in the method's code" in str(raised.value) and "locproj" not in str(raised.value).split("code:")[1]
 
 
 def test_the_train_test_and_holdout_protocols_take_an_entry_by_import_path(digits, tmp_path):
@@ -252,7 +257,11 @@ def test_the_guide_example_runs_end_to_end_and_an_edit_reruns_only_its_jobs(tmp_
     assert source["file"] == "config/my_methods.py"
 
     edited = tmp_path / "config" / "my_methods.py"
-    edited.write_text(edited.read_text() + "\n# an edit\n")
+    edited.write_text(edited.read_text().replace("import numpy as np", "import numpy as np   # a comment")
+                      + "\n\n# a comment-only edit and a reformatting rerun nothing\n")
+    plan = subprocess.run(command + ["--dry-run"], cwd=tmp_path, capture_output=True, text=True)
+    assert plan.returncode == 0 and "Nothing to be done" in plan.stdout + plan.stderr, plan.stdout[-3000:]
+    edited.write_text(edited.read_text().replace("n_neighbors=3", "n_neighbors=4"))     # a code edit
     plan = subprocess.run(command + ["--dry-run"], cwd=tmp_path, capture_output=True, text=True)
     text = plan.stdout + plan.stderr
     assert plan.returncode == 0, text[-3000:]

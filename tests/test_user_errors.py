@@ -29,7 +29,7 @@ PARSE_CASES = {
     "unknown experiment key": (
         {"experiments": {"llp_table2": {"n_splitz": 2}}},
         ["unknown config key 'n_splitz' under experiments.llp_table2 (did you mean 'n_splits'?)",
-         "The keys allowed there: ", "n_folds, n_splits, p_max"]),
+         "The keys allowed there: ", "n_folds, n_splits, on_error, p_max"]),
     "value of the wrong type": (
         {"experiments": {"llp_table2": {"n_splits": "two"}}},
         ["config key experiments.llp_table2.n_splits: 'two' is not of type 'integer'"]),
@@ -152,8 +152,9 @@ def test_a_job_logs_a_user_error_without_traceback_and_an_internal_error_with_on
     def bug(_):
         raise KeyError("internal")
 
-    with pytest.raises(KeyError):
+    with pytest.raises(SystemExit) as info:          # not the KeyError: Python would print it a second time
         run_rule(_rule_context(tmp_path), bug)
-    assert "Traceback" in (tmp_path / "job.log").read_text()
+    log = (tmp_path / "job.log").read_text()
+    assert info.value.code == 1 and log.count("Traceback") == 1 and "KeyError: 'internal'" in log
     logging.shutdown()
 

@@ -12,7 +12,7 @@ computes, the aggregation and the outputs. To make it part of locproj: this file
 
 from __future__ import annotations
 
-from locproj.protocols.base import Output, figures_and_metadata
+from locproj.protocols.base import Output, comparison_files, figures_and_metadata
 from locproj.protocols.split_jobs import SplitProtocol
 
 
@@ -61,10 +61,8 @@ class FixedDimension(SplitProtocol):
     def outputs(self, experiment: str, spec: dict) -> list[Output]:
         out = f"results/{experiment}"
         table = f"{out}/{spec.get('table_name', 'table')}"
-        published = [Output("comparison_csv", f"{out}/comparison.csv", "../report/comparison.rst"),
-                     Output("comparison_md", f"{out}/comparison.md", target=True)] if spec.get("published") else []
         return [Output("table_csv", f"{table}.csv", "../report/table.rst"),
-                Output("table_md", f"{table}.md", target=True), *published,
+                Output("table_md", f"{table}.md", target=True), *comparison_files(out, spec),
                 figures_and_metadata(out, "../report/figures.rst")[1]]
 
 

@@ -16,8 +16,8 @@ from .errors import ConfigError
 from .protocols import protocol_named, protocol_of
 
 __all__ = ["aggregate_experiment", "aggregation_inputs", "check_experiments", "comparison_outputs", "experiment_notes",
-           "experiment_outputs", "experiment_protocols", "job_config", "job_rules", "paper_fidelity", "paper_points",
-           "partition_size", "run_configured_job"]
+           "experiment_outputs", "experiment_protocols", "failure_summary", "job_config", "job_rules",
+           "paper_fidelity", "paper_points", "partition_size", "run_configured_job"]
 
 
 def check_experiments(config: dict) -> None:
@@ -91,14 +91,15 @@ def aggregation_inputs(config: dict, experiment: str):
 
 def aggregate_experiment(spec: dict, inputs, out_dir, seed=None, notes=None) -> None:
     """Aggregate an experiment's results (``inputs``: the aggregation rule's input) into ``out_dir``,
-    then record its configuration, seed and versions in ``metadata.yaml``; ``notes`` say where the
-    public data differ from the paper's (:func:`experiment_notes`)."""
+    then record its configuration, seed and versions in ``metadata.yaml``, and its failed cells where
+    a method failed under ``on_error: record``; ``notes`` say where the public data differ from the
+    paper's (:func:`experiment_notes`)."""
     from pathlib import Path
 
     from .reporting import write_metadata  # here: the jobs, which import the engine, never need pandas
 
-    protocol_of(spec).aggregate(spec, inputs, out_dir, seed=seed, notes=notes)
-    write_metadata(Path(out_dir) / "metadata.yaml", spec, seed)
+    failures = protocol_of(spec).aggregate(spec, inputs, out_dir, seed=seed, notes=notes)
+    write_metadata(Path(out_dir) / "metadata.yaml", spec, seed, failures=failures)
 
 
 def experiment_outputs(spec: dict, experiment: str):
@@ -153,4 +154,23 @@ def paper_fidelity(comparisons: dict, protocols: dict, stem, *, title: str, note
 def experiment_protocols(config: dict, experiments) -> dict[str, str]:
     """Experiment -> the name of its protocol."""
     return {experiment: protocol_of(config["experiments"][experiment]).name for experiment in experiments}
+
+
+def failure_summary(config: dict, results: str = "results") -> str:
+    """Every failed cell recorded in the experiments' ``metadata.yaml`` under ``results``, one line each
+    ('' when none): what the run prints at its end (the ``onsuccess`` hook)."""
+    from pathlib import Path
+
+    import yaml
+
+    lines = []
+    for experiment in config.get("experiments", {}):
+        path = Path(results) / experiment / "metadata.yaml"
+        failed = (yaml.safe_load(path.read_text()) or {}).get("failed", []) if path.is_file() else []
+        lines += [f"  {experiment}: {item['method']} on {item['dataset']} (m = {item['m']}, split {item['split']}): "
+                  f"{item['failure']}" + (f"; log: {item['log']}" if item.get("log") else "") for item in failed]
+    if not lines:
+        return ""
+    return (f"{len(lines)} failed split(s) recorded (on_error: record); their cells show 'failed' in the tables:\n"
+            + "\n".join(lines))
 

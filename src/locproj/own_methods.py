@@ -7,12 +7,17 @@ needs to know and cannot guess is config (:func:`locproj.registry.method_spec`):
 ``ordered``, ``max_components`` and, for the holdout protocol, ``classifier``.
 
 :func:`import_estimator` finds the class and what identifies its code: the package and its version,
-or the local file and its sha256. Both go into the jobs' configuration, so they are recorded in every
-result's provenance, and editing a local file reruns exactly the jobs that use it.
+or the local file and the digest of its code (:func:`code_digest`: its syntax tree and those of the
+local modules it imports, so a comment or a reformatting changes nothing). Both go into the jobs'
+configuration, so they are recorded in every result's provenance, and a code edit of a local file
+reruns exactly the jobs that use it. A local file may import the other modules of the method
+folders (``from my_helpers import f``), at its top.
 """
 
 from __future__ import annotations
 
+import ast
+import contextlib
 import difflib
 import functools
 import hashlib
@@ -46,13 +51,56 @@ def local_file(module: str, search) -> Path | None:
     return None
 
 
-def _load_file(module: str, path: Path):
+@contextlib.contextmanager
+def _importable(folders):
+    """The method folders first on ``sys.path`` while a method file runs its imports, so that it
+    finds the modules beside it (they stay in ``sys.modules`` afterwards)."""
+    added = [str(folder) for folder in folders if str(folder) not in sys.path]
+    sys.path[:0] = added
+    try:
+        yield
+    finally:
+        for folder in added:
+            sys.path.remove(folder)
+
+
+def _load_file(module: str, path: Path, search=()):
     name = f"locproj_own_methods.{module}"
     spec = importlib.util.spec_from_file_location(name, path)
     loaded = importlib.util.module_from_spec(spec)
     sys.modules[name] = loaded
-    spec.loader.exec_module(loaded)
+    with _importable(dict.fromkeys([path.parent, *map(Path, search)])):
+        spec.loader.exec_module(loaded)
     return loaded
+
+
+def _local_imports(tree: ast.AST) -> list[str]:
+    """The absolute module names a syntax tree imports."""
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.append(node.module)
+    return names
+
+
+def code_digest(path: Path, search=()) -> str:
+    """The sha256 of a local method file's code: its syntax tree (no comments, no layout) and those
+    of the modules it imports from its own folder or the method folders ``search``, recursively."""
+    trees, todo = {}, [Path(path)]
+    while todo:
+        file = todo.pop()
+        if file in trees:
+            continue
+        tree = ast.parse(file.read_text(encoding="utf-8"), filename=str(file))
+        trees[file] = ast.dump(tree, include_attributes=False)
+        folders = [file.parent, *map(Path, search)]
+        todo += [found for name in _local_imports(tree) if (found := local_file(name, folders)) is not None]
+    digest = hashlib.sha256()
+    for file in sorted(trees, key=lambda f: f.as_posix()):
+        digest.update(f"{file.name}\n{trees[file]}\n".encode())
+    return digest.hexdigest()
 
 
 @functools.lru_cache(maxsize=None)
@@ -71,13 +119,13 @@ def _distribution_version(module: str) -> dict:
 
 
 def import_estimator(path: str, search=()) -> tuple[type, dict]:
-    """The class of ``path`` (``'module:Class'``) and its source: ``{"estimator", "file", "sha256"}``
-    for a local file found in ``search`` (the path as given there), else ``{"estimator", "package",
-    "version"}``."""
+    """The class of ``path`` (``'module:Class'``) and its source: ``{"estimator", "file", "search",
+    "code_sha256"}`` for a local file found in ``search`` (the path as given there; the folders its
+    imports are looked for in; :func:`code_digest`), else ``{"estimator", "package", "version"}``."""
     module_name, class_name = split_import_path(path)
     found = local_file(module_name, search)
     try:
-        module = _load_file(module_name, found) if found else importlib.import_module(module_name)
+        module = _load_file(module_name, found, search) if found else importlib.import_module(module_name)
     except ModuleNotFoundError as error:
         if found is not None or error.name != module_name.split(".")[0] and error.name != module_name:
             raise MethodImportError(f"importing {path!r} failed: {error}") from error
@@ -92,7 +140,9 @@ def import_estimator(path: str, search=()) -> tuple[type, dict]:
         hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
         raise MethodImportError(f"module {module_name!r} has no class {class_name!r}{hint}")
     if found is not None:
-        source = {"estimator": path, "file": found.as_posix(), "sha256": hashlib.sha256(found.read_bytes()).hexdigest()}
+        folders = [str(folder) for folder in search]
+        source = {"estimator": path, "file": found.as_posix(), "search": folders,
+                  "code_sha256": code_digest(found, folders)}
     else:
         source = {"estimator": path, **_distribution_version(module_name)}
     return cls, source

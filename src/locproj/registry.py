@@ -47,8 +47,8 @@ from .methods import (
 )
 from .methods.linear import LeadingPCA
 
-__all__ = ["MethodSpec", "METHODS", "bound_reason", "estimator_factory", "make_estimator", "max_components",
-           "method_spec"]
+__all__ = ["MethodSpec", "METHODS", "bound_reason", "end_reason", "estimator_factory", "make_estimator",
+           "max_components", "method_spec"]
 
 
 def _rank_bound(n_samples: int, n_classes: int, n_features: int) -> int:
@@ -192,7 +192,7 @@ def method_spec(entry_name: str, entry: dict | None, search=(), source: dict | N
         raise MethodImportError(f"{entry_name!r} is the name of a built-in method; give the entry of "
                                 f"{entry['estimator']} another name")
     if source is not None and "file" in source:
-        search = [str(Path(source["file"]).parent)]
+        search = source.get("search") or [str(Path(source["file"]).parent)]
     cls, found = import_estimator(entry["estimator"], search)
     classifier = entry.get("classifier", is_classifier(cls()))
     check_estimator_class(cls, entry["estimator"], needs_predict=classifier)
@@ -229,6 +229,22 @@ def bound_reason(name: str) -> str:
     that ends early (:func:`locproj.reporting.stopped_label`): ``c − 1`` for LDA, else the rank."""
     spec = METHODS.get(name)
     return "c − 1" if spec is not None and spec.bound is _lda_bound else "rank of the training data"
+
+
+def end_reason(entry_name: str, entry: dict | None, last: list[int], skipped: str | None = None) -> str:
+    """Why a method entry's curve ends at ``last`` (its last p, one per panel): the grid values its
+    CV could not fit (``skipped``, said as :func:`locproj.error_tables.skipped_values` says it), its
+    largest ``n_components``, or what bounds a built-in method (:func:`bound_reason`)."""
+    entry = entry or {}
+    if skipped:
+        return skipped
+    asked = [(entry.get("fixed") or {}).get("n_components"), *(entry.get("grid") or {}).get("n_components", [])]
+    largest = max((n for n in asked if isinstance(n, int) and not isinstance(n, bool)), default=None)
+    if list(last) == [largest]:
+        return f"its largest n_components, {largest}"
+    if "estimator" in entry:
+        return "the columns it returned"
+    return bound_reason(registry_method(entry_name, entry))
 
 
 def max_components(name: str, n_samples: int, n_classes: int, n_features: int) -> int:

@@ -99,7 +99,8 @@ def notes_text(notes, datasets, style="plain") -> str:
 
 def write_table_files(out_dir, stem: str, long: pd.DataFrame, shown: pd.DataFrame | str | None = None, *,
                       latex: pd.DataFrame | str | None = None, notes=None, noted=None, caption: str = "",
-                      second_column: str = "$m$", data_note: bool = True) -> list[Path]:
+                      second_column: str = "$m$", data_note: bool = True, footer: str = "",
+                      latex_footer: str = "") -> list[Path]:
     """Write one result table: ``<stem>.csv``, ``<stem>.md`` and, with ``latex``, ``<stem>.tex``.
 
     Parameters
@@ -117,6 +118,8 @@ def write_table_files(out_dir, stem: str, long: pd.DataFrame, shown: pd.DataFram
     notes : mapping, optional
         Dataset -> how its public data differ from the paper's; the notes of the datasets in
         ``noted`` (default: the ``dataset`` column of ``shown``) follow the Markdown and LaTeX tables.
+    footer, latex_footer : str
+        Text after the notes of the Markdown and the LaTeX table (the footnotes of failed cells).
 
     Returns
     -------
@@ -128,20 +131,23 @@ def write_table_files(out_dir, stem: str, long: pd.DataFrame, shown: pd.DataFram
         noted = list(shown["dataset"])
     markdown = shown if isinstance(shown, str) else frame_to_markdown(mark_noted(shown, notes))
     texts = {f"{stem}.csv": frame_to_csv(with_notes(long, notes) if data_note else long),
-             f"{stem}.md": caption + markdown + notes_text(notes, noted)}
+             f"{stem}.md": caption + markdown + notes_text(notes, noted) + footer}
     if latex is not None:
         table = latex if isinstance(latex, str) else to_latex(mark_noted(latex, notes), second_column)
-        texts[f"{stem}.tex"] = table + notes_text(notes, noted, style="tex")
+        texts[f"{stem}.tex"] = table + notes_text(notes, noted, style="tex") + latex_footer
     for name, text in texts.items():
         write_text(out_dir / name, text)
     return [out_dir / name for name in texts]
 
 
-def write_metadata(path: Path, spec: dict, seed) -> None:
-    """The experiment's configuration, seed, config hash and package versions, as YAML."""
+def write_metadata(path: Path, spec: dict, seed, failures=None) -> None:
+    """The experiment's configuration, seed, config hash and package versions, as YAML; and, where a
+    method failed under ``on_error: record``, its ``failed`` splits."""
     import yaml
 
     metadata = {"seed": seed, "config_hash": config_hash(spec), "versions": package_versions(), "experiment": spec}
+    if failures:
+        metadata["failed"] = list(failures)
     with atomic_path(path) as tmp:
         tmp.write_text(yaml.safe_dump(metadata, sort_keys=True, allow_unicode=True))
 

@@ -7,7 +7,10 @@ Two layouts:
   :func:`locproj.selection.run_split` computes it;
 * a **swept result** (:func:`write_swept`, :func:`read_swept`): named arrays over a swept value and
   the job's attributes, one file per job of the curve protocols (``train_test_curve``,
-  ``holdout_curve``), whose modules say what the arrays hold.
+  ``holdout_curve``), whose modules say what the arrays hold;
+* a **failure** (:func:`write_failure`): in place of either, the attributes of the result (what it
+  is of, its provenance) with ``failed`` true and the failure's record
+  (:func:`locproj.method_failures.failure_record`) and the job's log; the readers return it as such.
 
 Only the attributes and arrays whose names end in ``seconds`` vary between reruns of a job.
 """
@@ -75,6 +78,9 @@ def _write_h5(handle, result, provenance):
         "params": _to_json(result.params),
         "capped": _to_json(result.capped),
     })
+    # only where there are any, so that every other result file keeps its layout
+    _set_attrs(handle, {name: _to_json(getattr(result, name)) for name in ("failed_fits", "skipped")
+                        if getattr(result, name, None)})
     dataset("cv_error", np.asarray(result.cv_error, dtype=np.float64))
     dataset("cv_fold_error", np.asarray(result.cv_fold_error, dtype=np.float64))
     dataset("test_predictions", np.asarray(result.test_predictions))
@@ -103,7 +109,9 @@ def write_result(path, result, provenance=None):
         (experiment, dataset, m, split...), ``method``, ``classifier``,
         ``classifier_params`` (JSON), ``grid_index``, ``p`` (chosen), ``projected``,
         ``test_error`` (fraction), ``fit_seconds``, ``cv_seconds``, ``n_folds``,
-        ``cv_seed`` (fold shuffling), ``p_max``, ``params`` (chosen, JSON), ``capped`` (JSON list).
+        ``cv_seed`` (fold shuffling), ``p_max``, ``params`` (chosen, JSON), ``capped`` (JSON list);
+        where there are any, ``failed_fits`` (the fits that raised in the inner CV under ``on_error:
+        record``) and ``skipped`` (the ``n_components`` not fitted, with why), JSON lists.
     ``/cv_error`` float64 (n_grid, p_max); ``/cv_fold_error`` (n_folds, n_grid, p_max)
         Both empty for ``raw``.
     ``/grid/<name>`` (n_grid,)
@@ -123,6 +131,13 @@ def write_result(path, result, provenance=None):
         _write_h5(handle, result, provenance)
 
 
+#: What :func:`read_result` gives of a failure besides its attributes: no numbers.
+FAILED_RESULT = {"failed": True, "classifier": "", "test_error": float("nan"), "p": float("nan"), "projected": False,
+                 "params": {}, "capped": [], "classifier_params": {}, "grid": [], "chosen": {}, "cv_error": None,
+                 "cv_fold_error": None, "test_predictions": None, "test_indices": None, "test_error_curve": None,
+                 "raw_cv_fold_error": None}
+
+
 def read_result(path) -> dict:
     """Read a file written by :func:`write_result`.
 
@@ -132,12 +147,17 @@ def read_result(path) -> dict:
         Root attributes (JSON ones decoded: ``params``, ``capped``,
         ``classifier_params``), plus ``grid`` (list of dict), ``chosen`` (dict),
         ``cv_error``, ``cv_fold_error``, ``test_predictions``, ``test_indices``,
-        ``test_error_curve`` and ``raw_cv_fold_error`` (None when absent) as arrays.
+        ``test_error_curve`` and ``raw_cv_fold_error`` (None when absent) as arrays. A failure
+        (:func:`write_failure`) gives its attributes with :data:`FAILED_RESULT`'s empty numbers.
     """
     with reading_h5(path) as handle:
         out = {name: plain(value) for name, value in handle.attrs.items()}
+        if out.get("failed"):
+            return {**FAILED_RESULT, **out}
         for name in ("params", "capped", "classifier_params"):
             out[name] = json.loads(out[name])
+        for name in ("failed_fits", "skipped"):
+            out[name] = json.loads(out[name]) if name in out else []
         out["grid"] = json.loads(handle["grid"].attrs["json"])
         out["chosen"] = {name: plain(value) for name, value in handle["chosen"].attrs.items()}
         for name in ("cv_error", "cv_fold_error", "test_predictions", "test_indices", "test_error_curve",
@@ -157,6 +177,24 @@ def write_swept(path, arrays: dict, attrs: dict) -> None:
 
 
 def read_swept(path, names) -> tuple[dict, dict]:
-    """The root attributes and the arrays ``names`` of a file of :func:`write_swept`."""
+    """The root attributes and the arrays ``names`` of a file of :func:`write_swept`; a failure
+    (:func:`write_failure`) gives its attributes and no arrays."""
     with reading_h5(path) as h5:
-        return dict(h5.attrs), {name: h5[name][()] for name in names}
+        attrs = dict(h5.attrs)
+        return attrs, ({} if attrs.get("failed") else {name: h5[name][()] for name in names})
+
+
+def write_failure(path, attrs: dict) -> None:
+    """A result file that records a failure instead of numbers (module docstring): ``attrs`` with
+    ``failed`` true."""
+    write_swept(path, {}, {**{key: _attr_value(value) for key, value in attrs.items()}, "failed": True})
+
+
+def failures(paths) -> list[dict]:
+    """The attributes of the failures among the result files ``paths``, in their order."""
+    found = []
+    for path in paths:
+        with reading_h5(path) as h5:
+            if h5.attrs.get("failed", False):
+                found.append({name: plain(value) for name, value in h5.attrs.items()})
+    return found

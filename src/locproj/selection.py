@@ -47,6 +47,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
+import logging
 import numbers
 import re
 import time
@@ -56,7 +57,10 @@ import numpy as np
 
 from locproj.config import RAW_METHOD
 from locproj.evaluation import DEFAULT_MAX_BYTES, error_rates, predict_all_p, predict_at_p
+from locproj.method_failures import check_output, failure_record, failure_text
 from locproj.results import plain
+
+log = logging.getLogger("locproj.selection")
 
 #: Hyper-parameter names that count same-class neighbours (filtered to < m, capped per fold).
 NEIGHBOUR_PARAMS = ("n_neighbors", "n_neighbours", "k")
@@ -147,11 +151,21 @@ class CVResult:
     capped : list of dict
         One record ``{fold, grid_index, param, requested, used}`` per capped neighbour count
         (``fold = -1`` for the final refit).
+    failed : list of dict
+        Under ``on_error='record'``: one record ``{fold, grid_index, error_type, error_message,
+        error_frame}`` per fit that raised (:func:`locproj.method_failures.failure_record`); its grid
+        point has no CV error in that fold. ``first_failure`` is the first such exception.
+    skipped : list of dict
+        ``{n_components, reason}`` for each ``n_components`` of a method whose columns are not
+        ordered that asks for more columns than the folds' data give (not fitted).
     """
 
     error: np.ndarray
     fold_error: np.ndarray
     capped: list
+    failed: list = dataclasses.field(default_factory=list)
+    first_failure: BaseException | None = None
+    skipped: list = dataclasses.field(default_factory=list)
 
 
 def cap_neighbours(params, y, *, neighbour_params=NEIGHBOUR_PARAMS):
@@ -210,10 +224,19 @@ def _fit_first_columns(new_estimator, params, X, y, n_columns):
 
 
 def _transform_first(estimator, X, n_columns):
-    """``estimator.transform(X)[:, :n_columns]``, computing only those columns when it can."""
+    """``estimator.transform(X)[:, :n_columns]``, computing only those columns when it can; checked
+    (:func:`locproj.method_failures.check_output`)."""
     if hasattr(estimator, "transform_first"):
-        return np.asarray(estimator.transform_first(X, n_columns), dtype=np.float64)
-    return np.asarray(estimator.transform(X), dtype=np.float64)[:, :n_columns]
+        return check_output(np.asarray(estimator.transform_first(X, n_columns), dtype=np.float64), len(X))
+    return check_output(np.asarray(estimator.transform(X), dtype=np.float64), len(X))[:, :n_columns]
+
+
+def _fixed_width(estimator) -> int | None:
+    """The integer ``n_components`` an estimator is fitted with (bare or in the registry's wrappers),
+    or None: the width of its output, for a method whose columns are not ordered."""
+    params = estimator.get_params() if hasattr(estimator, "get_params") else {}
+    n = next((params[key] for key in _DIMENSION_KEYS if key in params), None)
+    return int(n) if isinstance(n, numbers.Integral) and not isinstance(n, bool) else None
 
 
 def fit_transform_all_p(new_estimator, params, X_fit, y_fit, X_other, p_max, p_limit=None, ordered=True):
@@ -227,8 +250,10 @@ def fit_transform_all_p(new_estimator, params, X_fit, y_fit, X_other, p_max, p_l
     if not ordered:
         estimator = new_estimator(dict(params)).fit(X_fit, y_fit)
         seconds = time.perf_counter() - start
-        return (np.asarray(estimator.transform(X_fit), dtype=np.float64),
-                np.asarray(estimator.transform(X_other), dtype=np.float64), seconds)
+        width = _fixed_width(estimator)
+        return (check_output(np.asarray(estimator.transform(X_fit), dtype=np.float64), len(X_fit), width=width),
+                check_output(np.asarray(estimator.transform(X_other), dtype=np.float64), len(X_other), width=width),
+                seconds)
     if p_max < limit:
         estimator = _fit_first_columns(new_estimator, params, X_fit, y_fit, p_max)
     else:
@@ -245,23 +270,9 @@ def folds_for(y, n_folds: int) -> int:
     return int(min(n_folds, np.unique(y, return_counts=True)[1].min()))
 
 
-def cross_validate(
-    new_estimator: Callable,
-    grid: Sequence[Mapping],
-    X,
-    y,
-    *,
-    n_folds=5,
-    p_max=300,
-    p_limit=None,
-    classifier="1nn",
-    classifier_params=None,
-    seed=0,
-    neighbour_params=NEIGHBOUR_PARAMS,
-    max_bytes=DEFAULT_MAX_BYTES,
-    n_jobs=1,
-    ordered=True,
-) -> CVResult:
+def cross_validate(new_estimator: Callable, grid: Sequence[Mapping], X, y, *, n_folds=5, p_max=300, p_limit=None,
+                   classifier="1nn", classifier_params=None, seed=0, neighbour_params=NEIGHBOUR_PARAMS,
+                   max_bytes=DEFAULT_MAX_BYTES, n_jobs=1, ordered=True, on_error="raise") -> CVResult:
     """K-fold CV error of every grid point for every p, one fit per (fold, grid point).
 
     Parameters
@@ -288,7 +299,10 @@ def cross_validate(
         Whether the first p columns of a fit are its p-dimensional projection (every p read from one
         fit). Otherwise a grid point's only p is its number of columns (its ``n_components``), and a
         grid point with more than ``p_max`` or ``p_limit`` columns has no CV error (one whose
-        ``n_components`` asks for more is not even fitted).
+        ``n_components`` asks for more is not even fitted: ``CVResult.skipped`` says why).
+    on_error : {'raise', 'record'}
+        What a fit that raises costs (:mod:`locproj.method_failures`): the split, or (``record``)
+        its grid point's CV error in that fold (``CVResult.failed``).
 
     Returns
     -------
@@ -298,9 +312,11 @@ def cross_validate(
     n_folds = folds_for(y, n_folds)
     folds = _folds(X, y, n_folds, seed)
     fold_error = np.full((n_folds, len(grid), p_max), np.nan)
-    capped = []
+    options = dict(classifier=classifier, classifier_params=classifier_params, max_bytes=max_bytes, n_jobs=n_jobs)
+    capped, failed, skipped, first_failure = [], [], {}, None
     for fold, (train, held_out) in enumerate(folds):
         X_fit, y_fit, X_held = X[train], y[train], X[held_out]
+        limit = min(p_max, _limit(p_limit, X_fit, y_fit))
         cache = {}
         for index, point in enumerate(grid):
             params, changes = cap_neighbours(point, y_fit, neighbour_params=neighbour_params)
@@ -309,21 +325,44 @@ def cross_validate(
                 for n, r, u in changes
             ]
             key = json.dumps(plain(params), sort_keys=True)
-            if not ordered and _beyond(params, min(p_max, _limit(p_limit, X_fit, y_fit))):
+            if not ordered and _beyond(params, limit):
                 cache[key] = np.full(0, np.nan)   # asks for more columns than it can give or CV reads
+                skipped.setdefault(params["n_components"], _limit_reason(limit, p_max, X_fit))
             if key not in cache:
-                Z_fit, Z_held, _ = fit_transform_all_p(new_estimator, params, X_fit, y_fit, X_held, p_max, p_limit,
-                                                       ordered)
-                options = dict(classifier=classifier, classifier_params=classifier_params, max_bytes=max_bytes,
-                               n_jobs=n_jobs)
-                if ordered:
-                    cache[key] = error_rates(predict_all_p(Z_fit, y_fit, Z_held, **options), y[held_out])
-                else:
-                    limit = min(p_max, _limit(p_limit, X_fit, y_fit))
-                    cache[key] = _error_at_own_p(Z_fit, y_fit, Z_held, y[held_out], limit, options)
+                try:
+                    cache[key] = _fold_errors(new_estimator, params, X_fit, y_fit, X_held, y[held_out], p_max,
+                                              p_limit, ordered, limit, options)
+                except Exception as error:
+                    if on_error != "record":
+                        raise
+                    cache[key] = np.full(0, np.nan)
+                    failed.append({"fold": fold, "grid_index": index, **failure_record(error)})
+                    first_failure = first_failure or error
             errors = cache[key]
             fold_error[fold, index, : errors.size] = errors
-    return CVResult(error=fold_error.mean(axis=0), fold_error=fold_error, capped=capped)
+    return CVResult(error=fold_error.mean(axis=0), fold_error=fold_error, capped=capped, failed=failed,
+                    first_failure=first_failure,
+                    skipped=[{"n_components": n, "reason": reason} for n, reason in sorted(skipped.items())])
+
+
+def _fold_errors(new_estimator, params, X_fit, y_fit, X_held, y_held, p_max, p_limit, ordered, limit, options):
+    """One fit's CV error on the held-out part of its fold, at every p (an unordered method: at its own)."""
+    Z_fit, Z_held, _ = fit_transform_all_p(new_estimator, params, X_fit, y_fit, X_held, p_max, p_limit, ordered)
+    if ordered:
+        return error_rates(predict_all_p(Z_fit, y_fit, Z_held, **options), y_held)
+    return _error_at_own_p(Z_fit, y_fit, Z_held, y_held, limit, options)
+
+
+def _limit_reason(limit, p_max: int, X_fit) -> str:
+    """Why a fold's data give at most ``limit`` columns: features, samples, p_max or max_components."""
+    n, d = X_fit.shape
+    if limit == d:
+        return f"the data have {d} features"
+    if limit == n - 1:
+        return f"the training folds have {n} samples"
+    if limit == p_max:
+        return f"p_max is {p_max}"
+    return f"the method gives at most {int(limit)} columns"
 
 
 def _folds(X, y, n_folds: int, seed):
@@ -420,12 +459,14 @@ class SplitResult:
     meta: dict
     test_error_curve: np.ndarray | None = None
     raw_cv_fold_error: np.ndarray | None = None
+    failed_fits: list = dataclasses.field(default_factory=list)
+    skipped: list = dataclasses.field(default_factory=list)
 
 
 def run_split(X_train, y_train, X_test, y_test, *, method, new_estimator=None, grid_spec=None, m=None, p_max=300,
               p_limit=None, classifier="1nn", classifier_params=None, n_folds=5, seed=0, test_indices=None, meta=None,
               neighbour_params=NEIGHBOUR_PARAMS, max_bytes=DEFAULT_MAX_BYTES, n_jobs=1, test_curve=False,
-              ordered=True) -> SplitResult:
+              ordered=True, on_error="raise") -> SplitResult:
     """Resolve the grid, cross-validate, refit on the whole training part and test.
 
     For ``method == 'raw'`` (or ``new_estimator is None``) there is no projection and no
@@ -450,7 +491,8 @@ def run_split(X_train, y_train, X_test, y_test, *, method, new_estimator=None, g
     test_curve : bool
         Also record the test error of the refitted projection at every p = 1..p_fit
         (``test_error_curve``; the dimension-curve protocol). ``test_error`` stays the error
-        at the CV-chosen p. Only for a method whose columns are ordered.
+        at the CV-chosen p. A method whose columns are not ordered is refitted at each
+        ``n_components`` of its grid (the other parameters as chosen): NaN at the other p.
     ordered : bool
         See :func:`cross_validate`: without it, p is chosen with the grid point (its ``n_components``).
     Other parameters
@@ -477,15 +519,19 @@ def run_split(X_train, y_train, X_test, y_test, *, method, new_estimator=None, g
     start = time.perf_counter()
     cv = cross_validate(
         new_estimator, grid, X_train, y_train, n_folds=n_folds, p_max=p_max, p_limit=p_limit, seed=seed,
-        neighbour_params=neighbour_params, ordered=ordered, **predict_options,
+        neighbour_params=neighbour_params, ordered=ordered, on_error=on_error, **predict_options,
     )
     cv_seconds = time.perf_counter() - start
+    _report_cv(method, cv, len(grid) * common["n_folds"], meta)
     grid_index, p = choose(cv.error)
 
     params, changes = cap_neighbours(grid[grid_index], y_train, neighbour_params=neighbour_params)
     capped = cv.capped + [
         {"fold": -1, "grid_index": grid_index, "param": n, "requested": r, "used": u} for n, r, u in changes
     ]
+    if test_curve and not ordered:        # the n_components of the grid, where the curve has points
+        test_curve = [int(point["n_components"]) for point in grid
+                      if isinstance(point.get("n_components"), numbers.Integral)] or [p]
     predictions, curve, fit_seconds = _refit_and_test(
         new_estimator, params, p, X_train, y_train, X_test, y_test, p_max, p_limit, ordered, test_curve,
         predict_options)
@@ -493,15 +539,34 @@ def run_split(X_train, y_train, X_test, y_test, *, method, new_estimator=None, g
         grid=grid, cv_error=cv.error, cv_fold_error=cv.fold_error, capped=capped,
         grid_index=grid_index, params=params, p=p, projected=True,
         test_error=float(np.mean(predictions != y_test)), test_predictions=predictions,
-        fit_seconds=fit_seconds, cv_seconds=cv_seconds, test_error_curve=curve, **common,
+        fit_seconds=fit_seconds, cv_seconds=cv_seconds, test_error_curve=curve, failed_fits=cv.failed,
+        skipped=cv.skipped, **common,
     )
 
 
+def _report_cv(method: str, cv: CVResult, n_fits: int, meta) -> None:
+    """Log the grid values not fitted and the fits that failed (the job's log); a split whose every
+    grid point failed fails, with the first failure as its cause."""
+    if cv.skipped:
+        values = ", ".join(f"{item['n_components']:g}" for item in cv.skipped)
+        reason = "; ".join(dict.fromkeys(item["reason"] for item in cv.skipped))
+        log.info("%s: n_components %s not fitted on %s: %s", method, values, (meta or {}).get("dataset", "the data"),
+                 reason)
+    if cv.failed:
+        log.warning("%s: %d of %d fits failed in cross-validation (no CV error for their grid point in that "
+                    "fold); the first: %s", method, len(cv.failed), n_fits, failure_text(cv.failed[0]))
+        if not np.any(np.isfinite(cv.error)):
+            first = cv.failed[0]
+            raise RuntimeError(f"every grid point of {method} failed in cross-validation ({len(cv.failed)} fits); "
+                               f"the first: {first['error_type']}: {first['error_message']}") from cv.first_failure
+
+
 def _refit_and_test(new_estimator, params, p: int, X_train, y_train, X_test, y_test, p_max: int, p_limit,
-                    ordered: bool, test_curve: bool, predict_options: dict):
+                    ordered: bool, test_curve, predict_options: dict):
     """The method refitted with the chosen ``params`` on the whole training part and tested at the
     chosen ``p``: ``(predictions, curve, fit_seconds)``, ``curve`` the test error at every p when
-    ``test_curve`` (else None)."""
+    ``test_curve`` (else None). A method whose columns are not ordered gets its test error at each
+    ``n_components`` of ``test_curve`` (its grid's, the other parameters as chosen), NaN at the other p."""
     Z_train, Z_test, fit_seconds = fit_transform_all_p(new_estimator, params, X_train, y_train, X_test, p_max, p_limit,
                                                        ordered)
     if p > Z_train.shape[1]:
@@ -509,12 +574,21 @@ def _refit_and_test(new_estimator, params, p: int, X_train, y_train, X_test, y_t
     predictions = predict_at_p(Z_train, y_train, Z_test, p, **predict_options)
     curve = (error_rates(predict_all_p(Z_train, y_train, Z_test, **predict_options), y_test)
              if test_curve and ordered else None)
+    if test_curve and not ordered:
+        limit = min(p_max, _limit(p_limit, X_train, y_train))
+        values = sorted({v for v in test_curve if v <= limit} | {p})
+        curve = np.full(max(values), np.nan)
+        curve[p - 1] = np.mean(predictions != y_test)
+        for v in values:
+            if v != p:
+                Z_v, Z_v_test, _ = fit_transform_all_p(new_estimator, {**params, "n_components": v}, X_train, y_train,
+                                                       X_test, p_max, p_limit, ordered)
+                curve[v - 1] = np.mean(predict_at_p(Z_v, y_train, Z_v_test, v, **predict_options) != y_test)
     return predictions, curve, fit_seconds
 
 
 def _raw_split(X_train, y_train, X_test, y_test, n_folds: int, seed, predict_options: dict, common: dict):
-    """:func:`run_split` of ``raw``: the classifier on the raw features, no CV (its CV error on the
-    same folds as the methods' is recorded as the CV curves' baseline)."""
+    """:func:`run_split` of ``raw``: the classifier on the raw features; its CV error is the baseline."""
     predictions = predict_at_p(X_train, y_train, X_test, X_train.shape[1], **predict_options)
     return SplitResult(
         grid=[{}], cv_error=np.empty((0, 0)), cv_fold_error=np.empty((0, 0, 0)), capped=[],

@@ -10,13 +10,23 @@ from threadpoolctl import threadpool_limits
 from .errors import UserError
 
 
+#: The log file of the rule this process runs (:func:`run_rule`), for the records of its failures.
+_RULE_LOG: list[str] = []
+
+
+def rule_log() -> str:
+    """The log file of the rule this process runs ('' outside a rule)."""
+    return _RULE_LOG[0] if _RULE_LOG else ""
+
+
 def run_rule(snakemake, main) -> None:
     """Run ``main(snakemake)`` with its log in ``snakemake.log[0]`` and BLAS/OpenMP threads limited
     to the rule's ``threads``. A user error (:class:`locproj.errors.UserError`) is logged as its
-    message alone, any other error in full; either way the job fails."""
+    message alone, any other error with its traceback; either way once, and the job fails."""
     handlers = [logging.StreamHandler(sys.stderr)]
     if snakemake.log:
         handlers.append(logging.FileHandler(snakemake.log[0], mode="w"))
+        _RULE_LOG[:] = [str(snakemake.log[0])]
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
                         handlers=handlers, force=True)
     log = logging.getLogger(f"locproj.rule.{snakemake.rule}")
@@ -30,7 +40,7 @@ def run_rule(snakemake, main) -> None:
         raise SystemExit(1) from None
     except Exception:
         log.exception("rule %s failed for %s", snakemake.rule, dict(snakemake.wildcards))
-        raise
+        raise SystemExit(1) from None
 
 
 def drop_local_rate_limiter(workflow) -> None:

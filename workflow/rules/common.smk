@@ -1,5 +1,6 @@
 # Config validation and the small input functions the other rule files use.
 import os
+import sys
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
@@ -23,6 +24,7 @@ from locproj.workflow import drop_local_rate_limiter
 from locproj.fidelity import paper_title
 from locproj.experiments import (
     aggregation_inputs,
+    failure_summary,
     comparison_outputs,
     check_experiments,
     experiment_notes,
@@ -167,3 +169,10 @@ def job_script(scope):
 # (locproj.workflow.drop_local_rate_limiter)
 onstart:
     drop_local_rate_limiter(workflow)
+
+
+# the run ends with one list of the cells whose method failed (on_error: record; the tables mark them)
+onsuccess:
+    failures = failure_summary(config)
+    if failures:
+        print(failures, file=sys.stderr)

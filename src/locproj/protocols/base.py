@@ -99,8 +99,10 @@ class Protocol(ABC):
         """Write every output of the experiment (:meth:`outputs`) into ``out_dir`` from its result
         files (``inputs``: the aggregation rule's input, :meth:`aggregation_inputs` in order),
         atomically (:mod:`locproj.reporting`). ``notes``: dataset -> how its public data differ
-        from the paper's, to be said in every output that uses it. The engine then writes
-        ``metadata.yaml`` (configuration, seed, config hash, versions): list it in
+        from the paper's, to be said in every output that uses it. Return the failed splits or jobs
+        (dicts with ``experiment, dataset, m, method, split, failure, log``; a result file of
+        :func:`locproj.results.write_failure` is one), or None. The engine then writes
+        ``metadata.yaml`` (configuration, seed, config hash, versions, the failures): list it in
         :meth:`outputs`, never write it here."""
 
     @abstractmethod
@@ -191,15 +193,20 @@ def job_method(job: dict):
 
 
 @contextlib.contextmanager
-def failing_with_context(job: dict, partition: str, split=None):
-    """Re-raise an error inside a job's computation with its method, dataset, partition and split
-    named, and the original message (the other jobs' results stay)."""
-    try:
+def failure_recorded(job: dict, partition: str, split, output, meta: dict):
+    """Run one split (or job) of a method: a failure stops the job, naming the method and the cell,
+    or, under ``on_error: record``, becomes its result file ``output`` (what it is of: ``meta``; the
+    provenance, the failure's record and the job's log); see :mod:`locproj.method_failures`."""
+    from .._io import provenance_attrs
+    from ..method_failures import handled
+    from ..results import write_failure
+    from ..workflow import rule_log
+
+    def write(record: dict) -> None:
+        write_failure(output, {**provenance_attrs(job), **meta, **record, "log": rule_log()})
+
+    with handled(job, partition, split, write):
         yield
-    except Exception as error:
-        where = f", split {split}" if split is not None else ""
-        raise RuntimeError(f"method {job['method']!r} failed on {job['dataset']} ({partition}{where}) in "
-                           f"experiment {job['experiment']!r}: {type(error).__name__}: {error}") from error
 
 
 def figures_and_metadata(out: str, figures_caption: str) -> list[Output]:
@@ -208,18 +215,27 @@ def figures_and_metadata(out: str, figures_caption: str) -> list[Output]:
             Output("metadata", f"{out}/metadata.yaml", "../report/metadata.rst")]
 
 
+def comparison_files(out: str, spec: dict) -> list[Output]:
+    """``comparison.csv`` and ``.md`` in ``out`` where the experiment names its paper's numbers
+    (``published``); none otherwise (nothing to compare with)."""
+    if not spec.get("published"):
+        return []
+    return [Output("comparison_csv", f"{out}/comparison.csv", "../report/comparison.rst"),
+            Output("comparison_md", f"{out}/comparison.md", target=True)]
+
+
 def table_outputs(experiment: str, spec: dict, table_caption: str, figures_caption: str,
                   curves_caption: str | None = None) -> list[Output]:
-    """A table protocol's outputs: the table (csv, md, tex), its comparison with the paper, the
-    figures, the metadata and, with ``curves_caption``, ``curves.csv``."""
+    """A table protocol's outputs: the table (csv, md, tex), its comparison with the paper (only
+    where the experiment names the paper's numbers, ``published``), the figures, the metadata and,
+    with ``curves_caption``, ``curves.csv``."""
     out = f"results/{experiment}"
     table = f"{out}/{spec.get('table_name', 'table')}"
     outputs = [
         Output("table_csv", f"{table}.csv", table_caption),
         Output("table_md", f"{table}.md", target=True),
         Output("table_tex", f"{table}.tex"),
-        Output("comparison_csv", f"{out}/comparison.csv", "../report/comparison.rst"),
-        Output("comparison_md", f"{out}/comparison.md", target=True),
+        *comparison_files(out, spec),
         *figures_and_metadata(out, figures_caption),
     ]
     if curves_caption:

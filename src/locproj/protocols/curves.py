@@ -17,6 +17,8 @@ import pandas as pd
 
 from .. import reporting
 from ..comparison import write_comparison
+from ..method_failures import failure_text
+from ..results import failures
 
 
 class CurveAggregation(ABC):
@@ -41,8 +43,9 @@ class CurveAggregation(ABC):
         return summary
 
     @abstractmethod
-    def write_tables(self, summary: pd.DataFrame, spec: dict, out_dir, notes=None) -> None:
-        """``<table_name>.csv``, ``.md`` and ``.tex``."""
+    def write_tables(self, summary: pd.DataFrame, spec: dict, out_dir, notes=None, footer: str = "",
+                     latex_footer: str = "") -> None:
+        """``<table_name>.csv``, ``.md`` and ``.tex``, with the footers (the failures) after the last two."""
 
     @abstractmethod
     def read_published(self, path, experiment: str | None = None) -> pd.DataFrame:
@@ -59,20 +62,43 @@ class CurveAggregation(ABC):
     def aggregate_more(self, summary: pd.DataFrame, spec: dict, out_dir: Path, experiment: str, notes=None) -> None:
         """Outputs beyond the shared ones (default: none)."""
 
-    def aggregate(self, spec: dict, inputs, out_dir, seed=None, notes=None) -> None:
-        out_dir = Path(out_dir)
-        long = self.read_results(spec, list(inputs))
+    def aggregate(self, spec: dict, inputs, out_dir, seed=None, notes=None) -> list[dict]:
+        out_dir, paths = Path(out_dir), list(inputs)
+        failed = [failure_of(attrs) for attrs in failures(paths)]
+        long = self.read_results(spec, paths)
         summary = self.summarise(long)
         reporting.write_text(out_dir / "curves.csv",
                              reporting.frame_to_csv(reporting.with_notes(self.curves_table(summary), notes)))
-        self.write_tables(self.curves_table(summary), spec, out_dir, notes)
+        self.write_tables(self.curves_table(summary), spec, out_dir, notes, footer=failure_lines(failed, spec),
+                          latex_footer=failure_lines(failed, spec, style="tex"))
         experiment = long["experiment"].iloc[0]
         published = (self.read_published(spec["published"], experiment) if spec.get("published")
                      else pd.DataFrame(columns=list(self.published_columns)))
-        write_comparison(self.comparison(summary, spec, published), out_dir, notes, columns=self.rounded_columns,
-                         decimals=self.rounded_decimals)
+        if spec.get("published"):
+            write_comparison(self.comparison(summary, spec, published), out_dir, notes,
+                             columns=self.rounded_columns, decimals=self.rounded_decimals)
         plot_curves(summary, spec, published, out_dir / "figures", self.curve_figure, notes)
         self.aggregate_more(summary, spec, out_dir, experiment, notes)
+        return failed
+
+
+def failure_of(attrs: dict) -> dict:
+    """A failed job's file (:func:`locproj.results.write_failure`) as the run's summary lists it."""
+    return {"experiment": attrs.get("experiment", ""), "dataset": attrs.get("dataset", ""),
+            "m": attrs.get("m", "holdout"), "method": attrs.get("method", ""),
+            "split": attrs.get("split", attrs.get("block", "")), "failure": failure_text(attrs),
+            "log": attrs.get("log", "")}
+
+
+def failure_lines(failed: list[dict], spec: dict, style: str = "plain") -> str:
+    """The failures under a curve table: each failed repetition or job, why, and its log."""
+    labels = spec.get("labels") or {}
+    lines = [f"Failed, no curve point: {labels.get(item['method'], item['method'])} on {item['dataset']} (m = "
+             f"{item['m']}, {item['split']}): {item['failure']}" + (f"; log: {item['log']}" if item["log"] else "")
+             for item in failed]
+    if style == "tex":
+        return "".join(f"\\par\\footnotesize {reporting.tex_escape(line)}\n" for line in lines)
+    return "".join(f"\n{line}\n" for line in lines)
 
 
 def plot_curves(summary: pd.DataFrame, spec: dict, published: pd.DataFrame, out_dir, curve_figure,

@@ -62,7 +62,7 @@ def collect_cv_curves(paths: Iterable) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def plot_cv_curves(curves: pd.DataFrame, out_dir, *, baselines: pd.DataFrame | None = None, methods_order=None,
                    method_labels=None, method_entries=None, formats=("png", "pdf"), dpi=150,
-                   data_notes=None) -> list[Path]:
+                   data_notes=None, skipped=None) -> list[Path]:
     """One figure per dataset (one panel per m): mean CV error over splits against p, one line per
     method with a band of ± one std, raw's CV error on the same folds as a dashed level.
 
@@ -78,6 +78,9 @@ def plot_cv_curves(curves: pd.DataFrame, out_dir, *, baselines: pd.DataFrame | N
         a curve ends early (LDA at c − 1, a fixed ``n_components``, the data).
     data_notes : mapping, optional
         Dataset -> how its public data differ from the paper's; written under its figure.
+    skipped : mapping, optional
+        ``(dataset, method) ->`` the grid values its CV did not fit, with why
+        (:func:`locproj.error_tables.skipped_values`): said under the figure and in the legend.
 
     Returns
     -------
@@ -89,13 +92,14 @@ def plot_cv_curves(curves: pd.DataFrame, out_dir, *, baselines: pd.DataFrame | N
     written = []
     for dataset, per_dataset in mean.groupby("dataset", sort=True):
         figure = cv_curves_figure(per_dataset, baselines, methods_order=methods_order, method_labels=method_labels,
-                                  method_entries=method_entries, data_note=(data_notes or {}).get(dataset))
+                                  method_entries=method_entries, data_note=(data_notes or {}).get(dataset),
+                                  skipped=skipped)
         written += save_figure(figure, Path(out_dir) / f"cv_curves_{dataset}", formats=formats, dpi=dpi, tight=True)
     return written
 
 
 def cv_curves_figure(per_dataset: pd.DataFrame, baselines=None, *, methods_order=None, method_labels=None,
-                     method_entries=None, data_note=None):
+                     method_entries=None, data_note=None, skipped=None):
     """The figure of one dataset for :func:`plot_cv_curves`, from its rows of per-p ``mean``,
     ``std`` and ``size`` (splits) and ``p_max``."""
     labels, entries = dict(method_labels or {}), dict(method_entries or {})
@@ -105,8 +109,9 @@ def cv_curves_figure(per_dataset: pd.DataFrame, baselines=None, *, methods_order
     axes = figure.subplots(1, len(ms), squeeze=False)[0]
     drawn = per_dataset[per_dataset["mean"].notna()]
     methods = ordered(drawn["method"], methods_order)
-    ends = {method: _curve_ends(drawn[drawn["method"] == method], entries.get(method) or {}, method)
-            for method in methods}
+    skipped = {method: text for (name, method), text in (skipped or {}).items() if name == dataset}
+    ends = {method: _curve_ends(drawn[drawn["method"] == method], entries.get(method) or {}, method,
+                                skipped.get(method)) for method in methods}
     for ax, m in zip(axes, ms):
         panel = drawn[drawn["m"] == m]
         for index, method in enumerate(methods):
@@ -123,22 +128,20 @@ def cv_curves_figure(per_dataset: pd.DataFrame, baselines=None, *, methods_order
             "reports the test error at the p CV chose.")
     if data_note:
         note += f" {dataset}: {data_note}"
+    note += "".join(f" {labels.get(method, method)}: {text}." for method, text in skipped.items())
     note_below(figure, note, width=48 * len(ms))
     return figure
 
 
-def _curve_ends(rows: pd.DataFrame, entry: Mapping, name: str):
+def _curve_ends(rows: pd.DataFrame, entry: Mapping, name: str, skipped: str | None = None):
     """A method's legend entry maker: why its curves end before ``p_max``, at which p (per panel)."""
     last = rows.groupby("m")["p"].max()
     early = sorted({int(p) for p in last[last < rows.groupby("m")["p_max"].max()]})
     if not early:
         return lambda label: label
-    from locproj.registry import bound_reason
+    from locproj.registry import end_reason
 
-    asked = [(entry.get("fixed") or {}).get("n_components"), *(entry.get("grid") or {}).get("n_components", [])]
-    largest = max((n for n in asked if isinstance(n, int) and not isinstance(n, bool)), default=None)
-    reason = (f"its largest n_components, {largest}" if early == [largest]
-              else bound_reason(entry.get("method", name)))
+    reason = end_reason(name, entry, early, skipped)
     return lambda label: stopped_label(label, ", ".join(map(str, early)), reason)
 
 

@@ -19,9 +19,10 @@ RANKS_OUTPUTS = (("ranks_csv", "ranks.csv", "../report/ranks.rst"), ("ranks_md",
                  ("timing_md", "timing.md", None))
 
 
-def aggregate_table(spec: dict, result_paths, out_dir, seed=None, notes=None) -> None:
+def aggregate_table(spec: dict, result_paths, out_dir, seed=None, notes=None) -> list[dict]:
     """Tables, comparison with the published numbers and CV-curve figures; ``notes``
-    (:func:`locproj.config.data_notes`) say in each of them where the public data differ from the paper's."""
+    (:func:`locproj.config.data_notes`) say in each of them where the public data differ from the paper's.
+    Returns the failed splits."""
     # imported here, so that this protocol's jobs (locproj.protocols.split_jobs) never load pandas
     from .. import error_tables
     from ..comparison import compare, read_published, write_comparison
@@ -30,30 +31,32 @@ def aggregate_table(spec: dict, result_paths, out_dir, seed=None, notes=None) ->
     methods, labels = list(spec["methods"]), spec.get("labels", {})
     results = error_tables.collect(result_paths)
     summary = error_tables.summarise(results, methods)
+    skipped = error_tables.skipped_values(results)
     error_tables.write_tables(summary, out_dir, stem=spec.get("table_name", "table"), methods_order=methods,
-                           method_labels=labels, dataset_order=list(spec["datasets"]), data_notes=notes)
-    published = read_published(spec["published"]) if spec.get("published") else None
-    if published is None:
-        published = summary.iloc[:0][["dataset", "m", "method", "mean_error", "std_error", "mean_dim"]]
-    comparison = compare(summary, published, spec.get("reasons"), spec.get("published_names"))
-    comparison = comparison[comparison["ours_mean"].notna()]     # rows this run reproduced
-    write_comparison(comparison, out_dir, data_notes=notes)
+                              method_labels=labels, dataset_order=list(spec["datasets"]), data_notes=notes,
+                              skipped=skipped)
+    if spec.get("published"):
+        comparison = compare(summary, read_published(spec["published"]), spec.get("reasons"),
+                             spec.get("published_names"))
+        comparison = comparison[comparison["ours_mean"].notna()]     # rows this run reproduced
+        write_comparison(comparison, out_dir, data_notes=notes)
     curves, baselines = collect_cv_curves(result_paths)
     plot_cv_curves(curves, Path(out_dir) / "figures", baselines=baselines, methods_order=methods,
-                             method_labels=labels, method_entries=spec["methods"], data_notes=notes)
+                   method_labels=labels, method_entries=spec["methods"], data_notes=notes, skipped=skipped)
     if spec.get("ranks"):
         from .ranks import DEFAULT_ALPHA, write_ranks
 
         options = spec["ranks"] if isinstance(spec["ranks"], dict) else {}
         write_ranks(summary, result_paths, out_dir, methods_order=methods, method_labels=labels,
                     dataset_order=list(spec["datasets"]), alpha=options.get("alpha", DEFAULT_ALPHA), data_notes=notes)
+    return error_tables.failed_splits(results)
 
 
 class CVTable(SplitProtocol):
     name = "cv_table"
 
-    def aggregate(self, spec: dict, inputs, out_dir, seed=None, notes=None) -> None:
-        aggregate_table(spec, list(inputs), out_dir, seed=seed, notes=notes)
+    def aggregate(self, spec: dict, inputs, out_dir, seed=None, notes=None) -> list[dict]:
+        return aggregate_table(spec, list(inputs), out_dir, seed=seed, notes=notes)
 
     def outputs(self, experiment: str, spec: dict) -> list[Output]:
         ranks = [Output(name, f"results/{experiment}/{file}", caption, target=True)

@@ -26,6 +26,7 @@ import pandas as pd
 
 from .. import error_tables, reporting
 from ..comparison import compare, read_published, write_comparison
+from ..config import RAW_METHOD, registry_method
 from ..results import read_result
 from .split_jobs import SplitProtocol
 
@@ -48,11 +49,14 @@ def collect(paths) -> tuple[pd.DataFrame, pd.DataFrame]:
         if curve is None or curve.size == 0:
             lowest[key] = (result["test_error"], np.nan)
             continue
-        best = int(np.argmin(curve))  # the first minimum: the smallest dimension on a tie
+        # the first minimum: the smallest dimension on a tie (an unordered method's curve is NaN between
+        # the n_components it was fitted with)
+        best = int(np.nanargmin(curve) if np.isnan(curve).any() else np.argmin(curve))
         lowest[key] = (float(curve[best]), best + 1)
+        at = ~np.isnan(curve)
         curves.append(pd.DataFrame({
             "dataset": result["dataset"], "m": result["m"], "method": result["method"], "split": result["split"],
-            "dim": np.arange(1, curve.size + 1), "test_error": curve,
+            "dim": np.arange(1, curve.size + 1)[at], "test_error": curve[at],
         }))
     keys = list(results[error_tables.ID_COLUMNS].itertuples(index=False, name=None))
     results["lowest_error"] = [lowest[k][0] for k in keys]
@@ -97,10 +101,11 @@ def both_numbers(lowest: pd.DataFrame, by_cv: pd.DataFrame) -> pd.DataFrame:
     return merged.merge(lowest[_KEYS + ["n_splits"]], on=_KEYS, how="left", sort=False)
 
 
-def write_tables(lowest, by_cv, out_dir, *, stem, methods_order, method_labels, dataset_order, notes):
+def write_tables(lowest, by_cv, out_dir, *, stem, methods_order, method_labels, dataset_order, notes, skipped=None):
     """``<stem>.csv`` (long, :func:`both_numbers`), and ``<stem>.md`` / ``<stem>.tex`` with two wide
-    tables: lowest error over dimensions (mean dimension), and error at the CV-chosen dimension."""
-    out_dir = Path(out_dir)
+    tables: lowest error over dimensions (mean dimension), and error at the CV-chosen dimension; below
+    them the failed cells and the grid values not fitted (``skipped``)."""
+    out_dir, skipped = Path(out_dir), skipped or {}
     options = dict(methods_order=methods_order, method_labels=method_labels, dataset_order=dataset_order)
     sections = [
         ("Lowest test error over dimensions (the paper's number; test data choose the dimension)", lowest),
@@ -114,7 +119,9 @@ def write_tables(lowest, by_cv, out_dir, *, stem, methods_order, method_labels, 
         tex = _as_config_sizes(error_tables.wide_table(summary, style="tex", **options))
         latex.append(f"% {title}\n" + reporting.to_latex(reporting.mark_noted(tex, notes)))
     reporting.write_table_files(out_dir, stem, both_numbers(lowest, by_cv), "\n".join(markdown),
-                                latex="\n".join(latex), notes=notes, noted=shown)
+                                latex="\n".join(latex), notes=notes, noted=shown,
+                                footer=error_tables.table_footer(by_cv, skipped, method_labels),
+                                latex_footer=error_tables.table_footer(by_cv, skipped, method_labels, style="tex"))
 
 def comparison(lowest, by_cv, spec) -> pd.DataFrame:
     """The lowest errors beside the published ones (:func:`locproj.comparison.compare`), with our
@@ -137,52 +144,59 @@ def comparison(lowest, by_cv, spec) -> pd.DataFrame:
 CLASSIFIER_NAMES = {"1nn": "1-NN"}
 
 
-def plot_curves(curves: pd.DataFrame, lowest: pd.DataFrame, out_dir, spec: dict, notes=None) -> list[Path]:
-    """``curve_<dataset>`` per dataset (:func:`curve_figure`), saved with its outside legend."""
+def plot_curves(curves: pd.DataFrame, lowest: pd.DataFrame, out_dir, spec: dict, notes=None,
+                skipped=None) -> list[Path]:
+    """``curve_<dataset>`` per dataset (:func:`curve_figure`), saved with its outside legend;
+    ``skipped``: :func:`locproj.error_tables.skipped_values`."""
     written = []
     for dataset in sorted(curves["dataset"].unique()):
         figure = curve_figure(dataset, curves[curves["dataset"] == dataset], lowest[lowest["dataset"] == dataset],
-                              spec, notes)
+                              spec, notes, skipped)
         written += reporting.save_figure(figure, Path(out_dir) / f"curve_{dataset}", tight=True)
     return written
 
 
-def curve_figure(dataset: str, curves: pd.DataFrame, lowest: pd.DataFrame, spec: dict, notes=None):
+def curve_figure(dataset: str, curves: pd.DataFrame, lowest: pd.DataFrame, spec: dict, notes=None, skipped=None):
     """One panel per partition: each method's mean test error ± one std over the partitions against
-    p, its lowest error (the table's) as a dot, a method without projection (``raw``) as a dashed
-    level; one legend beside the panels and a note below saying what is drawn."""
+    p (a method whose columns are not ordered: at the ``n_components`` it was fitted with), its
+    lowest error (the table's) as a dot, a method without projection (``raw``) as a dashed level;
+    one legend beside the panels and a note below saying what is drawn."""
+    skipped = {method: text for (name, method), text in (skipped or {}).items() if name == dataset}
     ms = sorted(curves["m"].unique())
     figure = reporting.new_figure((4.8 * len(ms), 4.2))
     axes = figure.subplots(1, len(ms), squeeze=False)[0]
     classifier = CLASSIFIER_NAMES.get(spec.get("classifier", "1nn"), spec.get("classifier"))
     for ax, m in zip(axes, ms):
-        _draw_panel(ax, curves[curves["m"] == m], lowest[lowest["m"] == m], spec)
+        _draw_panel(ax, curves[curves["m"] == m], lowest[lowest["m"] == m], spec, skipped)
         reporting.style_axes(ax, xlabel="number of projections p", ylabel=f"{classifier} test error (%)",
                              title=f"{dataset}, {_partition_text(m)}")
     reporting.legend_outside(figure, axes)
     figure.tight_layout()
     # the note spans the panels and the legend beside them (about 2.4 inches), 17 characters an inch
     note = _curve_note(dataset, lowest, spec, classifier, notes)
+    labels = spec.get("labels") or {}
+    note += "".join(f" {labels.get(method, method)}: {text}." for method, text in skipped.items())
     reporting.note_below(figure, note, width=int(17 * (4.8 * len(ms) + 2.4)))
     return figure
 
 
-def _draw_panel(ax, curves: pd.DataFrame, lowest: pd.DataFrame, spec: dict) -> None:
-    from ..config import registry_method
-    from ..registry import bound_reason
+def _draw_panel(ax, curves: pd.DataFrame, lowest: pd.DataFrame, spec: dict, skipped: dict) -> None:
+    from ..registry import end_reason
 
     labels, end = spec.get("labels") or {}, curves["dim"].max()
     for i, method in enumerate(spec["methods"]):
         line, best = curves[curves["method"] == method], lowest[lowest["method"] == method]
         label = labels.get(method, method)
-        if line.empty:         # no projection (raw): one error, the baseline
-            if not best.empty:
+        if line.empty:         # no projection (raw): one error, the baseline; a failed cell: nothing
+            if registry_method(method, spec["methods"][method]) == RAW_METHOD and not best.empty:
                 reporting.draw_reference(ax, best["mean_error"].iloc[0], std=best["std_error"].iloc[0],
                                          label=f"{label} (no projection)")
             continue
         last = line["dim"].max()
-        reason = bound_reason(registry_method(method, spec["methods"][method])) if last < end else None
+        reason = end_reason(method, spec["methods"][method], [last], skipped.get(method)) if last < end else None
+        gaps = line["dim"].max() - line["dim"].min() + 1 > len(line)     # an unordered method: its grid's p only
         drawn = reporting.draw_curve(ax, line["dim"], line["mean_error"], line["std_error"], color=f"C{i}",
+                                     marker="o" if gaps else None, markersize=3,
                                      label=reporting.stopped_label(label, last, reason))
         ax.plot(best["mean_dim"], best["mean_error"], "o", color=drawn.get_color(), markersize=4)
     ax.plot([], [], "o", color=reporting.REFERENCE_COLOUR, markersize=4, label="lowest error (table), at its mean p")
@@ -202,19 +216,23 @@ def _partition_text(m) -> str:
     return f"{m:g} training samples per class" if float(m).is_integer() else f"{100 * m:g} % of each class for training"
 
 
-def aggregate_curves(spec: dict, result_paths, out_dir, seed=None, notes=None) -> None:
+def aggregate_curves(spec: dict, result_paths, out_dir, seed=None, notes=None) -> list[dict]:
     """Every output of the protocol (module docstring) into ``out_dir``; ``notes`` (dataset -> how
-    its public data differ from the paper's) are written in each output that uses the dataset."""
+    its public data differ from the paper's) are written in each output that uses the dataset.
+    Returns the failed splits."""
     out_dir = Path(out_dir)
     methods, labels = list(spec["methods"]), spec.get("labels", {})
     results, long = collect(result_paths)
     lowest, by_cv = summarise(results, methods)
+    skipped = error_tables.skipped_values(results)
     write_tables(lowest, by_cv, out_dir, stem=spec.get("table_name", "table"), methods_order=methods,
-                 method_labels=labels, dataset_order=list(spec["datasets"]), notes=notes)
-    write_comparison(comparison(lowest, by_cv, spec), out_dir, data_notes=notes)
+                 method_labels=labels, dataset_order=list(spec["datasets"]), notes=notes, skipped=skipped)
+    if spec.get("published"):
+        write_comparison(comparison(lowest, by_cv, spec), out_dir, data_notes=notes)
     curves = curve_summary(long)
     reporting.write_text(out_dir / "curves.csv", reporting.frame_to_csv(reporting.with_notes(curves, notes)))
-    plot_curves(curves, lowest, out_dir / "figures", spec, notes=notes)
+    plot_curves(curves, lowest, out_dir / "figures", spec, notes=notes, skipped=skipped)
+    return error_tables.failed_splits(results)
 
 
 class DimensionCurve(SplitProtocol):
@@ -226,8 +244,8 @@ class DimensionCurve(SplitProtocol):
     def job_keys(self, spec: dict, method: str) -> dict:
         return {"test_curve": True}
 
-    def aggregate(self, spec: dict, inputs, out_dir, seed=None, notes=None) -> None:
-        aggregate_curves(spec, list(inputs), out_dir, seed=seed, notes=notes)
+    def aggregate(self, spec: dict, inputs, out_dir, seed=None, notes=None) -> list[dict]:
+        return aggregate_curves(spec, list(inputs), out_dir, seed=seed, notes=notes)
 
 
 PROTOCOL = DimensionCurve()

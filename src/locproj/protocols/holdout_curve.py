@@ -60,9 +60,10 @@ import pandas as pd
 from .. import error_tables, reporting
 from ..comparison import most_specific_reason
 from ..fidelity import FidelityPoint, Points, number, stand_in, statement_holds
+from ..method_failures import check_output, configured_on_error
 from ..config import RAW_METHOD, data_file, method_folders, registry_method, split_path, split_source
 from ..results import read_swept, write_swept
-from .base import (JobRule, Output, Protocol, estimator_source, failing_with_context, job_method,
+from .base import (JobRule, Output, Protocol, estimator_source, failure_recorded, job_method,
                    table_outputs)
 from .curves import CurveAggregation
 
@@ -160,6 +161,7 @@ def job_config(config: dict, experiment: str, dataset: str, method: str, block) 
         **({"pca_first": int(entry["pca_first"])} if entry.get("pca_first") else {}),
         # an entry by import path: the whole entry and where its code comes from
         **({"method_spec": entry} if "estimator" in entry else {}), **estimator_source(config, method, entry),
+        **configured_on_error(spec, entry),
     }
 
 
@@ -216,7 +218,9 @@ def run_holdout(job: dict, new_estimator, X, y, folds, test, fold_seeds, limit: 
             start = time.perf_counter()
             if kind == "projection":
                 projection = new_estimator({"n_components": int(r)}).fit(X_fit, y_fit)
-                Z_fit, Z_val, Z_test = (projection.transform(A) for A in (X_fit, X_val, X_fold_test))
+                width = None if job.get("ordered", True) else int(r)
+                Z_fit, Z_val, Z_test = (check_output(projection.transform(A), len(A), width=width)
+                                        for A in (X_fit, X_val, X_fold_test))
             elif kind == "raw":
                 Z_fit, Z_val, Z_test = X_fit, X_val, X_fold_test
             shared = time.perf_counter() - start
@@ -248,6 +252,8 @@ def read_job(path) -> pd.DataFrame:
     """A file of :func:`write_job` as long rows: experiment, dataset, method, kind, x, C, fold,
     val_accuracy, test_accuracy (fractions), sv_percent, fit_seconds, n_svm_solves."""
     attrs, arrays = read_swept(path, ("values", "C_values", *ARRAYS))
+    if attrs.get("failed"):          # a failure (locproj.results.write_failure): no rows
+        return pd.DataFrame(columns=["experiment", "dataset", "method", "kind", "x", "C", "fold", *ARRAYS])
     values, grid = arrays.pop("values"), arrays.pop("C_values")
     t, j, k = np.meshgrid(np.arange(len(values)), np.arange(len(grid)),
                           np.arange(arrays["val_accuracy"].shape[2]), indexing="ij")
@@ -322,13 +328,15 @@ def fold_models(spec: dict) -> str:
     return "the ten 5×2 CV fold models"
 
 
-def write_tables(summary: pd.DataFrame, spec: dict, out_dir, notes=None) -> None:
-    """``<table_name>.csv`` (the long summary) and ``.md`` / ``.tex`` (:func:`wide_table`)."""
+def write_tables(summary: pd.DataFrame, spec: dict, out_dir, notes=None, footer: str = "",
+                 latex_footer: str = "") -> None:
+    """``<table_name>.csv`` (the long summary) and ``.md`` / ``.tex`` (:func:`wide_table`), with a
+    ``footer`` (the failures) after each."""
     out_dir, stem = Path(out_dir), spec.get("table_name", "table")
     plain, tex = wide_table(summary, spec), wide_table(summary, spec, style="tex")
     caption = f"Test accuracy (%) mean ± std over {fold_models(spec)} at the C chosen by validation; [% SV].\n\n"
     reporting.write_table_files(out_dir, stem, summary, plain, latex=tex, notes=notes, caption=caption,
-                                second_column="$r$")
+                                second_column="$r$", footer=footer, latex_footer=latex_footer)
 
 def read_published(path, experiment: str | None = None) -> pd.DataFrame:
     """Published statements (module docstring; ``#`` comments allowed), those of ``experiment`` when given."""
@@ -435,15 +443,17 @@ def _draw_measure(ax, rows: pd.DataFrame, spec: dict, statements: pd.DataFrame, 
 def _stopped(spec: dict, method: str, xs: pd.Series, end: int) -> str:
     """The legend entry of a method's curve, saying why it ends before ``end``: the entry runs at
     fewer r (its own ``values``), or the method has no more projections."""
-    from ..registry import bound_reason
+    from ..registry import bound_reason, end_reason
 
-    last, values = int(xs.max()), entry_values(spec, method)
+    last, values, entry = int(xs.max()), entry_values(spec, method), spec["methods"][method] or {}
     if last >= end:
         reason = None
     elif last == max(values):
         reason = "fitted at r = " + ", ".join(str(v) for v in values) + " only"
+    elif "estimator" in entry:
+        reason = end_reason(method, entry, [last])
     else:
-        reason = bound_reason(registry_method(method, spec["methods"][method]))
+        reason = bound_reason(registry_method(method, entry))
     return reporting.stopped_label(_label(spec, method), last, reason, symbol="r")
 
 
@@ -512,11 +522,11 @@ class HoldoutCurve(CurveAggregation, Protocol):
         seeds = [derived_seed(job["seed"], "holdout", samples, k) % 2**32 for k in range(len(folds))]
         limit = min(spec.max_components(n_samples=len(fit), n_classes=len(np.unique(y[fit])), n_features=X.shape[1])
                     for fit, _ in folds)
-        with failing_with_context(job, "holdout"):
-            result = run_holdout({**job, "kind": kind}, estimator_factory(spec, job["fixed"]), X, y, folds,
-                                 parts["test"][0], seeds, limit=limit)
         meta = {"experiment": job["experiment"], "dataset": job["dataset"], "method": job["method"], "kind": kind}
-        write_job(outputs[0], result, job, meta, provenance_attrs(job, seed=seeds[0]))
+        with failure_recorded(job, "holdout", None, outputs[0], {**meta, "block": block_name(job["values"])}):
+            result = run_holdout({**job, "kind": kind, "ordered": spec.ordered}, estimator_factory(spec, job["fixed"]),
+                                 X, y, folds, parts["test"][0], seeds, limit=limit)
+            write_job(outputs[0], result, job, meta, provenance_attrs(job, seed=seeds[0]))
 
     # the aggregation (CurveAggregation): what each of its steps holds
     published_columns = ("dataset", "method", "measure", "kind", "published", "x_min", "x_max", "statistic",

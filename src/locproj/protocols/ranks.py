@@ -42,6 +42,8 @@ from .. import reporting
 from ..results import read_result
 
 DEFAULT_ALPHA = 0.05
+#: What the ranks say of the datasets they leave out.
+LEFT_OUT = "Left out (a method failed there, see the table's notes, or has no result)"
 
 
 # --------------------------------------------------------------------------- ranks and tests
@@ -61,9 +63,13 @@ def error_matrix(summary: pd.DataFrame, methods_order: Sequence | None = None,
     Returns
     -------
     DataFrame
-        Index ``dataset``; NaN where a method has no result on a dataset.
+        Index ``dataset``; NaN where a method has no result on a dataset or failed on one of its sizes
+        (a failed cell has no ``mean_error``).
     """
     matrix = summary.pivot_table(index="dataset", columns="method", values="mean_error", aggfunc="mean")
+    failed = summary.assign(failed=summary["mean_error"].isna()).pivot_table(
+        index="dataset", columns="method", values="failed", aggfunc="any")
+    matrix = matrix.mask(failed.reindex_like(matrix).fillna(False).astype(bool))
     methods = reporting.ordered(summary["method"], methods_order)
     datasets = reporting.ordered(summary["dataset"], dataset_order)
     matrix = matrix.reindex(index=datasets, columns=methods)
@@ -210,6 +216,8 @@ def collect_timings(paths: Iterable) -> pd.DataFrame:
     rows = []
     for path in paths:
         result = read_result(path)
+        if result.get("failed"):        # a failure records no seconds
+            continue
         rows.append({key: result.get(key) for key in ("dataset", "m", "method", "split")}
                     | {"cv_seconds": float(result["cv_seconds"]), "fit_seconds": float(result["fit_seconds"])})
     frame = pd.DataFrame(rows, columns=["dataset", "m", "method", "split", "cv_seconds", "fit_seconds"])
@@ -301,7 +309,7 @@ def _write_rank_tables(ranks, mean_ranks, complete, sizes, left_out, out_dir: Pa
             f"the error (%) in parentheses: the mean over the dataset's training sizes m of the mean over "
             f"splits. Lowest average rank first: {order}.\n\n" + reporting.frame_to_markdown(table))
     if left_out:
-        text += f"\nLeft out (a method has no result): {', '.join(left_out)}.\n"
+        text += f"\n{LEFT_OUT}: {', '.join(left_out)}.\n"
     text += reporting.notes_text(data_notes, list(ranks.index))
     reporting.write_text(out_dir / "ranks.md", text)
     return [out_dir / "ranks.csv", out_dir / "ranks.md"]
@@ -331,7 +339,7 @@ def _write_friedman(errors, mean_ranks, alpha: float, cd: float, left_out, out_d
     else:
         lines.append("No two methods are within CD of each other.")
     if left_out:
-        lines += ["", f"Left out (a method has no result): {', '.join(left_out)}."]
+        lines += ["", f"{LEFT_OUT}: {', '.join(left_out)}."]
     reporting.write_text(out_dir / "friedman.md", "\n".join(lines) + "\n")
     return out_dir / "friedman.md"
 

@@ -27,7 +27,8 @@ import numpy as np
 
 from ..config import (NAME_PATTERN, RAW_METHOD, data_file, n_splits, partition_key, partition_size, split_blocks,
                       split_path, split_source)
-from .base import (JobRule, Output, Protocol, estimator_source, failing_with_context, job_method,
+from ..method_failures import configured_on_error, on_error_of
+from .base import (JobRule, Output, Protocol, estimator_source, failure_recorded, job_method,
                    table_outputs)
 
 
@@ -136,11 +137,14 @@ class SplitProtocol(Protocol):
             "n_folds": spec.get("n_folds", 5), "classifier": spec.get("classifier", "1nn"),
             "classifier_params": spec.get("classifier_params") or {}, "p_max": spec.get("p_max", 300),
             **self.job_keys(spec, method), **estimator_source(config, method, spec["methods"][method]),
+            **configured_on_error(spec, spec["methods"][method]),
         }
 
     def run_job(self, job: dict, partition: str, splits, data, parts: dict, outputs, n_jobs: int = 1) -> None:
         for split, output in zip(splits, outputs):
-            with failing_with_context(job, partition, split):
+            meta = {"experiment": job["experiment"], "dataset": job["dataset"], "m": partition_size(partition),
+                    "method": job["method"], "split": split}
+            with failure_recorded(job, partition, split, output, meta):
                 self.run_split(job, partition, split, data, parts["train"][split], parts["test"][split], output,
                                n_jobs)
 
@@ -177,7 +181,7 @@ class SplitProtocol(Protocol):
             grid_spec=job["method_spec"].get("grid"), m=m, p_max=job["p_max"], p_limit=p_limit,
             classifier=job["classifier"], classifier_params=job["classifier_params"],
             n_folds=job["n_folds"], seed=fold_seed, test_indices=test, n_jobs=n_jobs,
-            test_curve=job.get("test_curve", False), ordered=spec is None or spec.ordered,
+            test_curve=job.get("test_curve", False), ordered=spec is None or spec.ordered, on_error=on_error_of(job),
             meta={"experiment": job["experiment"], "dataset": job["dataset"], "m": size, "split": split},
         )
         write_result(Path(output), result, provenance_attrs(job, seed=fold_seed))

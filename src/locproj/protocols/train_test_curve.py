@@ -53,6 +53,7 @@ import pandas as pd
 from .. import error_tables, reporting
 from ..comparison import most_specific_reason
 from ..fidelity import FidelityPoint, Points, number, stand_in
+from ..method_failures import check_output
 from ..config import RAW_METHOD, partition_size, registry_method
 from ..results import read_swept, write_swept
 from .base import job_method
@@ -102,11 +103,12 @@ def _fit_map(new_estimator, X_fit, y_fit, X_test):
     """Fit a new estimator, map the test data; returns (Z_train, y_train, Z_test, n_components)
     with the classifiers' training set: the fitted subset when the method selected one."""
     estimator = new_estimator()
-    Z_train = estimator.fit_transform(X_fit, y_fit)
+    Z_train = check_output(estimator.fit_transform(X_fit, y_fit), len(X_fit), what="fit_transform")
     subset = getattr(estimator, "subset_", None)
     if subset is not None:
         Z_train, y_fit = Z_train[subset], y_fit[subset]
-    return Z_train, y_fit, estimator.transform(X_test), getattr(estimator, "n_components_", Z_train.shape[1])
+    Z_test = check_output(estimator.transform(X_test), len(X_test), width=Z_train.shape[1])
+    return Z_train, y_fit, Z_test, getattr(estimator, "n_components_", Z_train.shape[1])
 
 
 def _errors(Z_train, y_train, Z_test, y_test, classifiers: dict, columns, n_jobs: int) -> np.ndarray:
@@ -178,8 +180,11 @@ def write_repetition(path, result: dict, job: dict, meta: dict, provenance: dict
 
 def read_repetition(path) -> pd.DataFrame:
     """A file of :func:`write_repetition` as long rows: experiment, dataset, m, method, classifier, split, x,
-    test_error (fraction), n_components."""
+    test_error (fraction), n_components; none for a failure (:func:`locproj.results.write_failure`)."""
     attrs, arrays = read_swept(path, ("values", "errors", "n_components"))
+    if attrs.get("failed"):
+        return pd.DataFrame(columns=["experiment", "dataset", "m", "method", "classifier", "split", "x", "test_error",
+                                     "n_components"])
     values, errors, found = arrays["values"], arrays["errors"], arrays["n_components"]
     rows = [
         {"experiment": attrs["experiment"], "dataset": attrs["dataset"], "m": int(attrs["m"]),
@@ -224,11 +229,14 @@ def wide_curves(summary: pd.DataFrame, spec: dict, style: str = "plain") -> pd.D
     return table.reset_index().rename(columns={"m": "training part per class", "x": spec["x"]}).fillna("")
 
 
-def write_tables(summary: pd.DataFrame, spec: dict, out_dir, notes=None) -> None:
-    """``<table_name>.csv`` (the long summary) and ``.md`` / ``.tex`` (:func:`wide_curves`)."""
+def write_tables(summary: pd.DataFrame, spec: dict, out_dir, notes=None, footer: str = "",
+                 latex_footer: str = "") -> None:
+    """``<table_name>.csv`` (the long summary) and ``.md`` / ``.tex`` (:func:`wide_curves`), with a
+    ``footer`` (the failures) after each."""
     out_dir, stem = Path(out_dir), spec.get("table_name", "table")
     plain, tex = wide_curves(summary, spec), wide_curves(summary, spec, style="tex")
-    reporting.write_table_files(out_dir, stem, summary, plain, latex=tex, notes=notes)
+    reporting.write_table_files(out_dir, stem, summary, plain, latex=tex, notes=notes, footer=footer,
+                                latex_footer=latex_footer)
 
 def read_published(path, experiment: str | None = None) -> pd.DataFrame:
     """Published points (``#`` comments allowed): experiment, dataset, method, classifier, x,
@@ -289,7 +297,7 @@ def curve_figure(dataset: str, rows: pd.DataFrame, spec: dict, published: pd.Dat
 
 
 def _draw_panel(ax, rows: pd.DataFrame, spec: dict, published: pd.DataFrame, panel: str | None) -> None:
-    from ..registry import bound_reason
+    from ..registry import bound_reason, end_reason
 
     lines = {(i, method, classifier): rows[(rows["method"] == method) & (rows["classifier"] == classifier)]
              for i, (method, classifier) in enumerate(_curves_in_order(spec)) if panel in (None, classifier)}
@@ -303,11 +311,12 @@ def _draw_panel(ax, rows: pd.DataFrame, spec: dict, published: pd.DataFrame, pan
             reporting.draw_reference(ax, line["mean_error"].iloc[0], std=line["std_error"].iloc[0], label=label)
             continue
         colour = f"C{list(spec['methods']).index(method) if panel else i}"   # a method's colour in every panel
-        last = line["x"].max()
+        last, entry = line["x"].max(), spec["methods"][method] or {}
+        reason = (None if last >= end else end_reason(method, entry, [last]) if "estimator" in entry
+                  else bound_reason(name))
         reporting.draw_curve(ax, line["x"], line["mean_error"], line["std_error"], color=colour, marker="o",
                              markersize=2.5, linestyle="--" if name == RAW_METHOD else "-",
-                             label=reporting.stopped_label(label, last, bound_reason(name) if last < end else None,
-                                                           symbol="m"))
+                             label=reporting.stopped_label(label, last, reason, symbol="m"))
         points = published[(published["method"] == method) & (published["classifier"] == classifier)]
         ax.plot(points["x"], points["error"], "x", color=colour, markersize=7)
     if published["method"].isin([method for _, method, _ in lines]).any():

@@ -26,7 +26,7 @@ import dataclasses
 from pathlib import Path
 
 from ...config import NAME_PATTERN, data_file
-from ..base import JobRule, Output, Protocol, estimator_source, figures_and_metadata
+from ..base import JobRule, Output, Protocol, comparison_files, estimator_source, figures_and_metadata
 from .checks import novel_placement_fraction, turn_neighbour_fraction
 from .drawing import binned_medians, plot_figure
 from .options import COLOURS, PANEL_KINDS, by_import_path, check_spec, fit_params, method_entry
@@ -149,8 +149,7 @@ class Embedding(Protocol):
 
     def outputs(self, experiment: str, spec: dict) -> list[Output]:
         out = f"results/{experiment}"
-        published = [Output("comparison_csv", f"{out}/comparison.csv", "../report/comparison.rst"),
-                     Output("comparison_md", f"{out}/comparison.md", target=True)] if spec.get("published") else []
+        published = comparison_files(out, spec)
         figures, metadata = figures_and_metadata(out, "../report/figures_embedding.rst")
         return [Output("checks_csv", f"{out}/checks.csv", "../report/checks.rst"),
                 Output("checks_md", f"{out}/checks.md", target=True),

@@ -271,3 +271,30 @@ def test_an_unordered_method_in_the_dimension_curve_is_drawn_at_its_grid_with_it
     assert "pixels (no projection)" in labels and not any("GRP (no projection)" in label for label in labels)
     (line,) = [line for line in figure.axes[0].get_lines() if line.get_label().startswith("GRP")]
     assert list(line.get_xdata()) == [2, 4] and line.get_marker() == "o"
+
+
+def test_a_holdout_job_that_fails_is_recorded_and_said_under_the_table(tmp_path):
+    from locproj.data import read_dataset_file, read_splits
+    from locproj.protocols import protocol_named
+
+    (tmp_path / "fragile.py").write_text(FRAGILE)
+    config = config_with(tmp_path, {"estimator": "fragile:Fragile"},
+                         {"protocol": "holdout_curve", "values": [2], "C_values": [1.0]})
+    config["experiments"]["e"]["datasets"] = {"digits": ["holdout"]}
+    check_experiments(config)
+    data = prepare_dataset("digits", {"format": "sklearn_digits"}, [], tmp_path / "d.h5")
+    train, test, folds, attrs = make_splits(data.y, "holdout", None, 1, 5, "digits")
+    write_splits(tmp_path / "holdout.h5", train, test, attrs, folds)
+    protocol = protocol_named("holdout_curve")
+    data, parts = read_dataset_file(tmp_path / "d.h5"), read_splits(tmp_path / "holdout.h5")
+    protocol.run_job(job_config(config, "e", "digits", "mine", [2]), "holdout", [0], data, parts,
+                     [tmp_path / "mine.h5"])
+    recorded = read_result(tmp_path / "mine.h5")
+    assert recorded["failed"] and recorded["block"] == "r02-02"
+    assert recorded["error_frame"].endswith("fragile.py:15 in fit")
+    config["experiments"]["e"]["methods"]["pca"] = {}
+    protocol.run_job(job_config(config, "e", "digits", "pca", [2]), "holdout", [0], data, parts, [tmp_path / "p.h5"])
+    failed = protocol.aggregate(config["experiments"]["e"], [tmp_path / "p.h5", tmp_path / "mine.h5"], tmp_path / "out")
+    assert [(item["method"], item["split"]) for item in failed] == [("mine", "r02-02")]
+    assert "Failed, no curve point: mine on digits (m = holdout, r02-02): ValueError: this method cannot handle 64" \
+        in (tmp_path / "out" / "table.md").read_text()

@@ -25,6 +25,19 @@ def config() -> dict:
 
 
 @pytest.fixture(scope="session")
+def digits_m6(tmp_path_factory) -> Path:
+    """A folder with scikit-learn's digits prepared (``digits.h5``) and 2 seeded splits of 6 training
+    samples per class (``splits.h5``): the smallest real job of a split protocol."""
+    from locproj.data import make_splits, prepare_dataset, write_splits
+
+    folder = tmp_path_factory.mktemp("digits_m6")
+    data = prepare_dataset("digits", {"format": "sklearn_digits"}, [], folder / "digits.h5")
+    train, test, folds, attrs = make_splits(data.y, "per_class", 6, 2, 5, "digits")
+    write_splits(folder / "splits.h5", train, test, attrs, folds)
+    return folder
+
+
+@pytest.fixture(scope="session")
 def mirror() -> Path:
     if not (MIRROR / "MANIFEST.tsv").is_file():
         pytest.skip(f"the data mirror is absent ({MIRROR}); set LOCPROJ_DATA_MIRROR to run this test")

@@ -122,13 +122,9 @@ def test_a_method_that_fails_on_one_dataset_costs_its_cell_and_the_run_exits_0(w
     assert 'File "config/fragile.py"' in output and "Traceback" not in output      # the method's frame only
 
 
-@pytest.fixture(scope="module")
-def digits(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("digits")
-    data = prepare_dataset("digits", {"format": "sklearn_digits"}, [], folder / "digits.h5")
-    train, test, folds, attrs = make_splits(data.y, "per_class", 6, 2, 5, "digits")
-    write_splits(folder / "splits.h5", train, test, attrs, folds)
-    return folder
+@pytest.fixture()
+def digits(digits_m6):
+    return digits_m6
 
 
 @pytest.fixture(scope="module")

@@ -76,13 +76,9 @@ def test_a_good_entry_passes_and_records_where_its_code_comes_from():
 # --- one path for every method -----------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def digits(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("digits")
-    data = prepare_dataset("digits", {"format": "sklearn_digits"}, [], folder / "digits.h5")
-    train, test, folds, attrs = make_splits(data.y, "per_class", 6, 2, 5, "digits")
-    write_splits(folder / "splits.h5", train, test, attrs, folds)
-    return folder
+@pytest.fixture()
+def digits(digits_m6):
+    return digits_m6
 
 
 def run(config, method, digits, tmp_path, split=0):

@@ -1,0 +1,145 @@
+"""Marginal Fisher Analysis (Yan, Xu, Zhang, Zhang, Yang and Lin, IEEE TPAMI 2007)."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from scipy import sparse
+from scipy.spatial.distance import cdist
+
+from ..neighbour_graphs import binary_weights, check_finite, kneighbors, laplacian, laplacian_factor, symmetrize
+from ..solvers import GramFactor
+from ._base import GraphEmbeddingTransformer, GraphProblem
+
+_PAIR_BLOCK = 1 << 22  # distances computed at once by marginal_pairs_graph (32 MiB)
+
+
+def _check_n_pairs(n_pairs) -> int:
+    if isinstance(n_pairs, bool) or not isinstance(n_pairs, numbers.Integral) or n_pairs < 1:
+        raise ValueError(
+            f"n_penalty_pairs must be a positive int (the k2 shortest between-class pairs of each class), "
+            f"got {n_pairs!r}; use n_penalty_pairs >= 1.")
+    return int(n_pairs)
+
+
+def _shortest_pairs(X: np.ndarray, inside: np.ndarray, outside: np.ndarray, k: int):
+    """The ``k`` pairs ``(i, j)``, ``i`` in ``inside`` and ``j`` in ``outside``, first in the order
+    of ``(||x_i - x_j||^2, i, j)``, as two index arrays; distances in blocks of rows."""
+    k = min(k, len(inside) * len(outside))
+    best = (np.empty(0), np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
+    step = max(1, _PAIR_BLOCK // len(outside))
+    for start in range(0, len(inside), step):
+        rows = inside[start:start + step]
+        dist = cdist(X[rows], X[outside], "sqeuclidean").ravel()  # exact: sum((x_i - x_j)**2)
+        # every pair of this block among the first k overall has a distance <= the block's k-th smallest
+        keep = np.flatnonzero(dist <= np.partition(dist, k - 1)[k - 1]) if len(dist) > k else np.arange(len(dist))
+        r, c = np.divmod(keep, len(outside))
+        cand = [np.concatenate(parts) for parts in zip(best, (dist[keep], rows[r], outside[c]))]
+        first = np.lexsort((cand[2], cand[1], cand[0]))[:k]
+        best = tuple(part[first] for part in cand)
+    return best[1], best[2]
+
+
+def marginal_pairs_graph(X, y, n_pairs: int = 20) -> sparse.csr_array:
+    """MFA's penalty graph ``W^p`` (0/1 weights, symmetric).
+
+    For each class ``c`` the ``n_pairs`` shortest pairs ``(i, j)`` with ``y_i = c`` and
+    ``y_j != c`` (squared Euclidean distance; ties go to the smaller ``i``, then the smaller
+    ``j``) get ``W^p_ij = W^p_ji = 1``; a class with fewer between-class pairs links all of them.
+    A pair chosen by both of its classes is one edge of weight 1.
+    """
+    X = check_finite(X)
+    k = _check_n_pairs(n_pairs)
+    _, inverse = np.unique(np.asarray(y), return_inverse=True)
+    n = len(X)
+    rows, cols = [], []
+    for c in range(inverse.max(initial=-1) + 1):
+        inside, outside = np.flatnonzero(inverse == c), np.flatnonzero(inverse != c)
+        if len(outside):
+            i, j = _shortest_pairs(X, inside, outside, k)
+            rows.append(i)
+            cols.append(j)
+    rows = np.concatenate(rows) if rows else np.empty(0, dtype=np.int64)
+    cols = np.concatenate(cols) if cols else np.empty(0, dtype=np.int64)
+    # each ordered pair (i in c, j not in c) is chosen by class c only: no duplicates to sum
+    return symmetrize(sparse.csr_array((np.ones(len(rows)), (rows, cols)), shape=(n, n)))
+
+
+def mfa_graphs(X, y, n_neighbors=5, n_pairs: int = 20) -> tuple[sparse.csr_array, sparse.csr_array]:
+    """MFA's intrinsic graph ``W`` (``W_ij = 1`` when ``i`` is among the ``n_neighbors`` nearest
+    points of ``j``'s class to ``j``, or ``j`` among those of ``i``) and penalty graph ``W^p``
+    (:func:`marginal_pairs_graph`)."""
+    return symmetrize(binary_weights(kneighbors(X, n_neighbors, y))), marginal_pairs_graph(X, y, n_pairs)
+
+
+class MarginalFisherAnalysis(GraphEmbeddingTransformer):
+    """Marginal Fisher Analysis (MFA).
+
+    The intrinsic graph ``W`` links each point to its ``k1`` nearest neighbours of the same class
+    (intra-class compactness ``S_c = sum_ij W_ij ||w^T x_i - w^T x_j||^2 = 2 w^T X (D - W) X^T w``);
+    the penalty graph ``W^p`` links, for each class, its ``k2`` shortest pairs to points of other
+    classes, the marginal pairs (inter-class separability ``S_p = 2 w^T X (D^p - W^p) X^T w``);
+    see :func:`mfa_graphs`.  The marginal Fisher criterion::
+
+        w* = arg min_w  w^T X (D - W) X^T w / w^T X (D^p - W^p) X^T w
+
+    is solved, as in the linearised graph embedding with ``B = D^p - W^p``, by the generalized
+    eigenproblem ``X L X^T w = lambda X L^p X^T w``, smallest eigenvalues first (``X`` with samples
+    as columns; here on centred data after the PCA step of
+    :func:`locproj.solvers.solve_embedding` to the data's rank, not the paper's ``N - N_c``).
+
+    ``X L^p X^T`` has rank at most the number of penalty edges, often below the data's rank (faces:
+    ``d >> n``).  It is then singular and the solver adds a small ridge to it: the directions
+    along which the penalty graph has no spread get eigenvalues of order ``1 / ridge`` and come
+    last, after the ``rank(X L^p X^T)`` meaningful directions, so only those first columns solve
+    the criterion.  A direction with neither intrinsic nor penalty spread (possible only when
+    the union of the two graphs is disconnected) gets eigenvalue 0 and comes first.
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+        Number of projections; None keeps all (the rank of the centred data).  Nested.
+    n_neighbors : int or 'all', default=5
+        ``k1``: same-class neighbours per point in the intrinsic graph; it must be below the size
+        of every class.
+    n_penalty_pairs : int, default=20
+        ``k2``: between-class pairs per class in the penalty graph (all of them for a class with
+        fewer, ``n_c (n - n_c)``).
+    column_scaling : {'unit', 'constraint'}, default='unit'
+        'unit': unit-length columns; 'constraint': ``P^T X L^p X^T P = I`` (with the ridge when
+        ``X L^p X^T`` is singular, so directions without penalty spread get very long columns).
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components_, n_features)
+    mean_ : ndarray of shape (n_features,)
+    eigenvalues_ : ndarray of shape (n_components_,)
+        Generalized eigenvalues (ratios of intrinsic to penalty spread), ascending.
+    n_components_ : int
+    n_features_in_ : int
+
+    References
+    ----------
+    S. Yan, D. Xu, B. Zhang, H.-J. Zhang, Q. Yang and S. Lin, "Graph Embedding and Extensions: A
+    General Framework for Dimensionality Reduction", IEEE TPAMI 29(1):40-51, 2007: §2.1 (the
+    linearised graph-preserving criterion ``arg min w^T X L X^T w`` subject to
+    ``w^T X B X^T w = d``) and §3.1 (MFA: the intrinsic and penalty graphs, ``S_c``, ``S_p`` and
+    the marginal Fisher criterion above).
+    """
+
+    def __init__(self, n_components=None, *, n_neighbors=5, n_penalty_pairs=20, column_scaling="unit"):
+        self.n_components = n_components
+        self.n_neighbors = n_neighbors
+        self.n_penalty_pairs = n_penalty_pairs
+        self.column_scaling = column_scaling
+
+    def _needs_labels(self) -> bool:
+        return True
+
+    def _problem(self, X, y):
+        _check_n_pairs(self.n_penalty_pairs)
+        W, W_p = mfa_graphs(X, y, self.n_neighbors, self.n_penalty_pairs)
+        factor = laplacian_factor(W)  # a supervised graph: blocks within the classes
+        L = laplacian(W)[0] if factor is None else GramFactor(factor)
+        return GraphProblem(L=L, B=laplacian(W_p)[0])

@@ -5,14 +5,13 @@ import pytest
 from scipy import sparse
 from sklearn.kernel_ridge import KernelRidge
 
+from locproj.class_graphs import class_block_graph, local_scaling_affinity
 from locproj.neighbour_graphs import (
     _PRECOMPUTED_MAX,
-    class_block_graph,
     heat_weights,
     kneighbors,
     laplacian,
     laplacian_factor,
-    local_scaling_affinity,
     symmetrize,
 )
 from locproj.reconstruction_weights import _KERNEL_BLOCKS_MEMO, _ComponentKernels, lle_weights, local_krr_weights

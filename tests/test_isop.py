@@ -9,14 +9,8 @@ from scipy.spatial.distance import cdist
 from sklearn.decomposition import PCA
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from locproj.methods.isop import (
-    IsometricProjection,
-    double_centred_squares,
-    geodesic_distances,
-    geodesic_graph,
-    isop_tau,
-)
-from locproj.neighbour_graphs import kneighbors
+from locproj.methods.isop import IsometricProjection, isop_tau
+from locproj.neighbour_graphs import double_centred_squares, geodesic_distances, geodesic_graph, kneighbors
 
 
 def _curve(n=80, d=5, seed=0):

@@ -5,7 +5,8 @@ import pytest
 import scipy.linalg
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from locproj.methods.lsda import LocalitySensitiveDiscriminantAnalysis, lsda_all_pairs_problem, lsda_graphs
+from locproj.class_graphs import lsda_all_pairs_problem, lsda_graphs
+from locproj.methods.lsda import LocalitySensitiveDiscriminantAnalysis
 from locproj.solvers import solve_embedding
 
 LSDA = LocalitySensitiveDiscriminantAnalysis

@@ -15,7 +15,8 @@ from locproj.methods import (
     LocallyEmbeddedAnalysis,
     LocalityPreservingProjection,
 )
-from locproj.neighbour_graphs import class_block_graph, heat_weights, kneighbors, laplacian, symmetrize
+from locproj.class_graphs import class_block_graph
+from locproj.neighbour_graphs import heat_weights, kneighbors, laplacian, symmetrize
 from locproj.reconstruction_weights import local_krr_weights
 from locproj.solvers import solve_embedding
 

@@ -7,8 +7,9 @@ import pytest
 import scipy.linalg
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from locproj.methods import mfa
-from locproj.methods.mfa import MarginalFisherAnalysis, marginal_pairs_graph, mfa_graphs
+from locproj import class_graphs
+from locproj.class_graphs import marginal_pairs_graph, mfa_graphs
+from locproj.methods.mfa import MarginalFisherAnalysis
 
 MFA = MarginalFisherAnalysis
 
@@ -93,7 +94,7 @@ def test_penalty_graph_in_blocks(monkeypatch):
     """Distances computed a few rows at a time give the same pairs as all at once."""
     X, y = _data(n_per_class=15, seed=4)
     whole = marginal_pairs_graph(X, y, 7)
-    monkeypatch.setattr(mfa, "_PAIR_BLOCK", 31)
+    monkeypatch.setattr(class_graphs, "_PAIR_BLOCK", 31)
     blocks = marginal_pairs_graph(X, y, 7)
     assert _edges(blocks) == _edges(whole) == _brute_force_penalty(X, y, 7)
 

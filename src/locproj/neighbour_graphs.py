@@ -1,4 +1,4 @@
-"""Neighbourhood graphs: neighbour search, affinity weights, Laplacians, and LDA's and LFDA's class graphs.
+"""Neighbourhood graphs: neighbour search, affinity weights, Laplacians and geodesic distances.
 
 Every method in :mod:`locproj.methods` is "a graph plus a constraint" handed to
 :func:`locproj.solvers.solve_embedding`.  This module builds the neighbourhoods and the graphs
@@ -7,9 +7,11 @@ neighbourhoods, the weights that reconstruct each point from its neighbours (LLE
 
 * :func:`kneighbors` -- (supervised) k-nearest-neighbour search, the sparsity pattern;
 * :func:`binary_weights`, :func:`heat_weights` -- LPP affinities (paper 000 §6.2, 003 eq. 12);
-* :func:`class_block_graph` -- the graph whose embedding is LDA;
-* :func:`local_scaling_affinity` -- LFDA's affinity (Sugiyama 2007, eq. 4 & §4.2);
-* :func:`laplacian`, :func:`laplacian_factor`, :func:`symmetrize` -- matrix algebra on graphs.
+* :func:`laplacian`, :func:`laplacian_factor`, :func:`symmetrize` -- matrix algebra on graphs;
+* :func:`geodesic_graph`, :func:`geodesic_distances`, :func:`isometric_tau` -- shortest paths on the
+  neighbour graph and their double-centred squares (isometric projection).
+
+The graphs built from the labels (LDA's, LFDA's, LSDA's, MFA's) are in :mod:`locproj.class_graphs`.
 
 Matrices are ``scipy.sparse.csr_array`` of shape ``(n_samples, n_samples)``; row ``i`` holds
 the weights of ``i``'s neighbours.  Heat-kernel width: ``w_ij = exp(-||x_i - x_j||^2 / gamma)``,
@@ -22,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
-from scipy.sparse.csgraph import connected_components
+from scipy.sparse.csgraph import connected_components, shortest_path
 from scipy.spatial.distance import cdist
 from sklearn.neighbors import NearestNeighbors
 from threadpoolctl import threadpool_limits
@@ -40,8 +42,10 @@ __all__ = [
     "laplacian_factor",
     "BlockDiagonal",
     "Components",
-    "class_block_graph",
-    "local_scaling_affinity",
+    "geodesic_graph",
+    "geodesic_distances",
+    "double_centred_squares",
+    "isometric_tau",
 ]
 
 _CHUNK = 512  # rows per batch in the batched local solves (bounds memory at chunk*k*d floats)
@@ -379,48 +383,61 @@ def laplacian_factor(W) -> BlockDiagonal | None:
     return BlockDiagonal(blocks=tuple(blocks), index=tuple(index), n=W.shape[0])
 
 
-# --------------------------------------------------------------------------- LDA / LFDA graphs
+# --------------------------------------------------------------------------- geodesics (isometric projection)
 
 
-def class_block_graph(y) -> sparse.csr_array:
-    """``W_ij = 1 / n_c`` when ``y_i = y_j = c``, else 0.
+def geodesic_graph(nbhd: Neighborhoods) -> sparse.csr_array:
+    """The symmetric kNN graph with Euclidean edge lengths: an edge ``i - j`` (length
+    ``||x_i - x_j||``) where either point is among the other's neighbours.
 
-    With centred data ``X^T W X`` is the between-class scatter and ``X^T (I - W) X`` the
-    within-class scatter, so maximising ``W`` subject to the total scatter is LDA
-    (graph-embedding view, Yan et al. 2007; Cai's LGE).  Rows sum to one: ``D = I``.
-    """
-    _, groups = _class_groups(y)
-    n = sum(len(g) for g in groups)
-    rows = np.concatenate([np.repeat(g, len(g)) for g in groups])
-    cols = np.concatenate([np.tile(g, len(g)) for g in groups])
-    vals = np.concatenate([np.full(len(g) ** 2, 1.0 / len(g)) for g in groups])
-    return sparse.csr_array((vals, (rows, cols)), shape=(n, n))
-
-
-def local_scaling_affinity(X, y, n_neighbors: int = 7) -> sparse.csr_array:
-    """LFDA affinity ``A_ij = exp(-||x_i - x_j||^2 / (sigma_i sigma_j))`` within each class
-    (Sugiyama 2007, eq. 4 and §4.2), ``sigma_i`` the distance from ``x_i`` to its
-    ``n_neighbors``-th nearest neighbour in its class (capped at the class size - 1).
-    Pairs from different classes get 0 (LFDA never uses them)."""
-    X = check_finite(X)
-    if isinstance(n_neighbors, bool) or not isinstance(n_neighbors, (int, np.integer)) or n_neighbors < 1:
-        raise ValueError(f"n_neighbors (local scaling) must be a positive int, got {n_neighbors!r}.")
-    _, groups = _class_groups(y)
-    n = len(X)
-    blocks = []
-    for g in groups:
-        Xg = X[g]
-        sq = _sq_dists(Xg)
-        kth = min(n_neighbors, len(g) - 1)
-        sigma = np.sqrt(np.sort(sq, axis=1)[:, kth]) if kth > 0 else np.zeros(len(g))
-        scale = np.outer(sigma, sigma)
-        A = np.where(scale > 0, np.exp(-sq / np.where(scale > 0, scale, 1.0)), 0.0)
-        np.fill_diagonal(A, 1.0)
-        blocks.append((np.repeat(g, len(g)), np.tile(g, len(g)), A.ravel()))
-    rows, cols, vals = (np.concatenate(parts) for parts in zip(*blocks))
-    return sparse.csr_array((vals, (rows, cols)), shape=(n, n))
+    Coincident points are joined by explicit zero-length edges, which ``scipy.sparse.csgraph``
+    reads as edges (``max(W, W^T)`` would drop them)."""
+    n = nbhd.n_samples
+    rows, cols = nbhd.rows(), nbhd.indices
+    lengths = np.sqrt(nbhd.sq_distances)
+    key = np.concatenate([rows * n + cols, cols * n + rows])
+    length = np.concatenate([lengths, lengths])
+    order = np.lexsort((-length, key))  # each pair once (the longer length if the directions differed)
+    key, length = key[order], length[order]
+    first = np.concatenate([[True], key[1:] != key[:-1]])
+    key, length = key[first], length[first]
+    indptr = np.searchsorted(key // n, np.arange(n + 1))  # keys sorted: rows ascending, columns within
+    return sparse.csr_array((length, key % n, indptr), shape=(n, n))
 
 
-def _sq_dists(Xg: np.ndarray) -> np.ndarray:
-    """Exact squared Euclidean distances within a (small) class."""
-    return cdist(Xg, Xg, "sqeuclidean")
+def geodesic_distances(graph) -> np.ndarray:
+    """Shortest-path distances on the undirected ``graph`` (Dijkstra), ``inf`` between points of
+    different connected components."""
+    return shortest_path(graph, method="D", directed=False)
+
+
+def double_centred_squares(G: np.ndarray) -> np.ndarray:
+    """Isomap's ``tau(G) = -H S H / 2`` with ``S_ij = G_ij^2`` and ``H = I - 1 1^T / n`` the
+    centring matrix: the inner products of the points whose distances are ``G`` (if they are
+    Euclidean).  ``G`` symmetric."""
+    S = np.square(G)
+    means = S.mean(axis=0)
+    tau = S - means[:, None]
+    tau -= means[None, :]
+    tau += means.mean()
+    tau *= -0.5
+    return tau
+
+
+def isometric_tau(graph, parts: Components | None = None):
+    """``tau(D_G)`` of the geodesic distances on ``graph``, block-diagonal over its connected
+    components: each block is ``tau`` of the geodesic distances within one component, the entries
+    between components are 0.  A dense ``(n, n)`` array for a connected graph, else a
+    :class:`~locproj.neighbour_graphs.BlockDiagonal`."""
+    parts = Components.of(graph) if parts is None else parts
+    if len(parts.sizes) == 1:
+        return double_centred_squares(geodesic_distances(graph))
+    graph = sparse.csr_array(graph)
+    blocks, index = [], []
+    for size, _, members in parts.by_size():
+        stack = np.empty((len(members), size, size))
+        for b, points in enumerate(members):
+            stack[b] = double_centred_squares(geodesic_distances(graph[points][:, points]))
+        blocks.append(stack)
+        index.append(members)
+    return BlockDiagonal(blocks=tuple(blocks), index=tuple(index), n=graph.shape[0])

@@ -3,69 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy import sparse
-from scipy.sparse.csgraph import shortest_path
 
-from ..neighbour_graphs import BlockDiagonal, Components, Neighborhoods, kneighbors
+from ..neighbour_graphs import BlockDiagonal, Components, geodesic_graph, isometric_tau, kneighbors
 from ..solvers import solve_embedding
 from ._base import GraphEmbeddingTransformer, GraphProblem, scale_columns, validate_fit_data, warn_rank_deficient
-
-
-def geodesic_graph(nbhd: Neighborhoods) -> sparse.csr_array:
-    """The symmetric kNN graph with Euclidean edge lengths: an edge ``i - j`` (length
-    ``||x_i - x_j||``) where either point is among the other's neighbours.
-
-    Coincident points are joined by explicit zero-length edges, which ``scipy.sparse.csgraph``
-    reads as edges (``max(W, W^T)`` would drop them)."""
-    n = nbhd.n_samples
-    rows, cols = nbhd.rows(), nbhd.indices
-    lengths = np.sqrt(nbhd.sq_distances)
-    key = np.concatenate([rows * n + cols, cols * n + rows])
-    length = np.concatenate([lengths, lengths])
-    order = np.lexsort((-length, key))  # each pair once (the longer length if the directions differed)
-    key, length = key[order], length[order]
-    first = np.concatenate([[True], key[1:] != key[:-1]])
-    key, length = key[first], length[first]
-    indptr = np.searchsorted(key // n, np.arange(n + 1))  # keys sorted: rows ascending, columns within
-    return sparse.csr_array((length, key % n, indptr), shape=(n, n))
-
-
-def geodesic_distances(graph) -> np.ndarray:
-    """Shortest-path distances on the undirected ``graph`` (Dijkstra), ``inf`` between points of
-    different connected components."""
-    return shortest_path(graph, method="D", directed=False)
-
-
-def double_centred_squares(G: np.ndarray) -> np.ndarray:
-    """Isomap's ``tau(G) = -H S H / 2`` with ``S_ij = G_ij^2`` and ``H = I - 1 1^T / n`` the
-    centring matrix: the inner products of the points whose distances are ``G`` (if they are
-    Euclidean).  ``G`` symmetric."""
-    S = np.square(G)
-    means = S.mean(axis=0)
-    tau = S - means[:, None]
-    tau -= means[None, :]
-    tau += means.mean()
-    tau *= -0.5
-    return tau
-
-
-def isometric_tau(graph, parts: Components | None = None):
-    """``tau(D_G)`` of the geodesic distances on ``graph``, block-diagonal over its connected
-    components: each block is ``tau`` of the geodesic distances within one component, the entries
-    between components are 0.  A dense ``(n, n)`` array for a connected graph, else a
-    :class:`~locproj.neighbour_graphs.BlockDiagonal`."""
-    parts = Components.of(graph) if parts is None else parts
-    if len(parts.sizes) == 1:
-        return double_centred_squares(geodesic_distances(graph))
-    graph = sparse.csr_array(graph)
-    blocks, index = [], []
-    for size, _, members in parts.by_size():
-        stack = np.empty((len(members), size, size))
-        for b, points in enumerate(members):
-            stack[b] = double_centred_squares(geodesic_distances(graph[points][:, points]))
-        blocks.append(stack)
-        index.append(members)
-    return BlockDiagonal(blocks=tuple(blocks), index=tuple(index), n=graph.shape[0])
 
 
 def isop_tau(X, y, n_neighbors, supervised: bool):

@@ -4,76 +4,15 @@ from __future__ import annotations
 
 import numbers
 
-import numpy as np
-from scipy import sparse
-from scipy.sparse.linalg import LinearOperator
-
-from ..neighbour_graphs import binary_weights, kneighbors, laplacian, symmetrize
+from ..class_graphs import check_lsda_neighbors, lsda_all_pairs_problem, lsda_graphs
+from ..neighbour_graphs import laplacian
 from ._base import GraphEmbeddingTransformer, GraphProblem
-
-
-def _check_lsda_neighbors(n_neighbors, n_samples: int) -> int:
-    """``n_neighbors`` as an int in ``[0, n_samples - 1]`` (0: all pairs), or a ``ValueError``."""
-    if isinstance(n_neighbors, bool) or not isinstance(n_neighbors, numbers.Integral) or n_neighbors < 0:
-        raise ValueError(f"n_neighbors must be a non-negative int (0 links all pairs), got {n_neighbors!r}.")
-    if n_neighbors >= n_samples:
-        raise ValueError(
-            f"n_neighbors={n_neighbors} but the data set has only {n_samples} samples; use "
-            f"n_neighbors <= {n_samples - 1} (n_samples - 1) or n_neighbors=0 (all pairs).")
-    return int(n_neighbors)
 
 
 def _check_beta(beta) -> float:
     if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not 0 <= beta <= 1:
         raise ValueError(f"beta must be a number in [0, 1] (the weight of the between-class graph), got {beta!r}.")
     return float(beta)
-
-
-def lsda_graphs(X, y, n_neighbors: int = 5) -> tuple[sparse.csr_array, sparse.csr_array]:
-    """LSDA's within-class graph ``W_w`` and between-class graph ``W_b`` (0/1 weights).
-
-    ``G`` is the k-nearest-neighbour graph of all training points, labels ignored: ``G_ij = 1``
-    when ``x_j`` is among the ``n_neighbors`` nearest points of ``x_i`` or ``x_i`` among those of
-    ``x_j``, and ``G_ii = 1`` (as in the authors' code, each point is one of its own ``k + 1``
-    closest points); ``n_neighbors=0`` sets ``G_ij = 1`` for all pairs ``i, j``.  Then
-    ``W_w = G`` on pairs of the same class and ``W_b = G`` on pairs of different classes, so
-    ``W_w + W_b = G`` and ``W_w`` has ones on its diagonal.  ``n_neighbors=0`` stores ``n^2``
-    entries; the estimator uses :func:`lsda_all_pairs_problem` instead.
-    """
-    y = np.asarray(y)
-    n = len(y)
-    k = _check_lsda_neighbors(n_neighbors, n)
-    if k == 0:
-        G = sparse.coo_array(np.ones((n, n)))
-    else:
-        G = sparse.coo_array(symmetrize(binary_weights(kneighbors(X, k))) + sparse.eye_array(n, format="csr"))
-    same = y[G.row] == y[G.col]
-    W_w = sparse.csr_array((G.data[same], (G.row[same], G.col[same])), shape=(n, n))
-    W_b = sparse.csr_array((G.data[~same], (G.row[~same], G.col[~same])), shape=(n, n))
-    return W_w, W_b
-
-
-def lsda_all_pairs_problem(y, beta: float) -> tuple[LinearOperator, sparse.csr_array]:
-    """``(beta L_b + (1 - beta) W_w, D_w)`` of LSDA with every pair linked (``n_neighbors=0``).
-
-    Then ``W_w = sum_c 1_c 1_c^T``, ``W_b = 1 1^T - W_w``, ``D_w = diag(n_{c_i})`` and
-    ``D_b = diag(n - n_{c_i})``, so ``beta L_b + (1 - beta) W_w = beta (D_b - 1 1^T) + W_w``:
-    applied to ``V`` through class sums in O(n m) instead of a dense ``n x n`` matrix.
-    """
-    _, inverse, counts = np.unique(np.asarray(y), return_inverse=True, return_counts=True)
-    n = len(inverse)
-    E = sparse.csr_array((np.ones(n), (np.arange(n), inverse)), shape=(n, len(counts)))  # class indicators
-    d_b = (n - counts[inverse]).astype(float)
-
-    def matmat(V):
-        V = np.asarray(V, dtype=float).reshape(n, -1)
-        return beta * (d_b[:, None] * V - V.sum(axis=0)) + E @ (E.T @ V)
-
-    def matvec(v):
-        return matmat(v).ravel()
-
-    M = LinearOperator((n, n), matvec=matvec, rmatvec=matvec, matmat=matmat, rmatmat=matmat, dtype=float)
-    return M, sparse.diags_array(counts[inverse].astype(float), format="csr")
 
 
 class LocalitySensitiveDiscriminantAnalysis(GraphEmbeddingTransformer):
@@ -138,7 +77,7 @@ class LocalitySensitiveDiscriminantAnalysis(GraphEmbeddingTransformer):
 
     def _problem(self, X, y):
         beta = _check_beta(self.beta)
-        if _check_lsda_neighbors(self.n_neighbors, len(X)) == 0:
+        if check_lsda_neighbors(self.n_neighbors, len(X)) == 0:
             M, D_w = lsda_all_pairs_problem(y, beta)
             return GraphProblem(L=M, B=D_w, maximize=True)
         W_w, W_b = lsda_graphs(X, y, self.n_neighbors)

@@ -2,76 +2,12 @@
 
 from __future__ import annotations
 
-import numbers
 
-import numpy as np
-from scipy import sparse
-from scipy.spatial.distance import cdist
 
-from ..neighbour_graphs import binary_weights, check_finite, kneighbors, laplacian, laplacian_factor, symmetrize
+from ..neighbour_graphs import laplacian, laplacian_factor
+from ..class_graphs import check_n_pairs, mfa_graphs
 from ..solvers import GramFactor
 from ._base import GraphEmbeddingTransformer, GraphProblem
-
-_PAIR_BLOCK = 1 << 22  # distances computed at once by marginal_pairs_graph (32 MiB)
-
-
-def _check_n_pairs(n_pairs) -> int:
-    if isinstance(n_pairs, bool) or not isinstance(n_pairs, numbers.Integral) or n_pairs < 1:
-        raise ValueError(
-            f"n_penalty_pairs must be a positive int (the k2 shortest between-class pairs of each class), "
-            f"got {n_pairs!r}; use n_penalty_pairs >= 1.")
-    return int(n_pairs)
-
-
-def _shortest_pairs(X: np.ndarray, inside: np.ndarray, outside: np.ndarray, k: int):
-    """The ``k`` pairs ``(i, j)``, ``i`` in ``inside`` and ``j`` in ``outside``, first in the order
-    of ``(||x_i - x_j||^2, i, j)``, as two index arrays; distances in blocks of rows."""
-    k = min(k, len(inside) * len(outside))
-    best = (np.empty(0), np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
-    step = max(1, _PAIR_BLOCK // len(outside))
-    for start in range(0, len(inside), step):
-        rows = inside[start:start + step]
-        dist = cdist(X[rows], X[outside], "sqeuclidean").ravel()  # exact: sum((x_i - x_j)**2)
-        # every pair of this block among the first k overall has a distance <= the block's k-th smallest
-        keep = np.flatnonzero(dist <= np.partition(dist, k - 1)[k - 1]) if len(dist) > k else np.arange(len(dist))
-        r, c = np.divmod(keep, len(outside))
-        cand = [np.concatenate(parts) for parts in zip(best, (dist[keep], rows[r], outside[c]))]
-        first = np.lexsort((cand[2], cand[1], cand[0]))[:k]
-        best = tuple(part[first] for part in cand)
-    return best[1], best[2]
-
-
-def marginal_pairs_graph(X, y, n_pairs: int = 20) -> sparse.csr_array:
-    """MFA's penalty graph ``W^p`` (0/1 weights, symmetric).
-
-    For each class ``c`` the ``n_pairs`` shortest pairs ``(i, j)`` with ``y_i = c`` and
-    ``y_j != c`` (squared Euclidean distance; ties go to the smaller ``i``, then the smaller
-    ``j``) get ``W^p_ij = W^p_ji = 1``; a class with fewer between-class pairs links all of them.
-    A pair chosen by both of its classes is one edge of weight 1.
-    """
-    X = check_finite(X)
-    k = _check_n_pairs(n_pairs)
-    _, inverse = np.unique(np.asarray(y), return_inverse=True)
-    n = len(X)
-    rows, cols = [], []
-    for c in range(inverse.max(initial=-1) + 1):
-        inside, outside = np.flatnonzero(inverse == c), np.flatnonzero(inverse != c)
-        if len(outside):
-            i, j = _shortest_pairs(X, inside, outside, k)
-            rows.append(i)
-            cols.append(j)
-    rows = np.concatenate(rows) if rows else np.empty(0, dtype=np.int64)
-    cols = np.concatenate(cols) if cols else np.empty(0, dtype=np.int64)
-    # each ordered pair (i in c, j not in c) is chosen by class c only: no duplicates to sum
-    return symmetrize(sparse.csr_array((np.ones(len(rows)), (rows, cols)), shape=(n, n)))
-
-
-def mfa_graphs(X, y, n_neighbors=5, n_pairs: int = 20) -> tuple[sparse.csr_array, sparse.csr_array]:
-    """MFA's intrinsic graph ``W`` (``W_ij = 1`` when ``i`` is among the ``n_neighbors`` nearest
-    points of ``j``'s class to ``j``, or ``j`` among those of ``i``) and penalty graph ``W^p``
-    (:func:`marginal_pairs_graph`)."""
-    return symmetrize(binary_weights(kneighbors(X, n_neighbors, y))), marginal_pairs_graph(X, y, n_pairs)
-
 
 class MarginalFisherAnalysis(GraphEmbeddingTransformer):
     """Marginal Fisher Analysis (MFA).
@@ -138,7 +74,7 @@ class MarginalFisherAnalysis(GraphEmbeddingTransformer):
         return True
 
     def _problem(self, X, y):
-        _check_n_pairs(self.n_penalty_pairs)
+        check_n_pairs(self.n_penalty_pairs)
         W, W_p = mfa_graphs(X, y, self.n_neighbors, self.n_penalty_pairs)
         factor = laplacian_factor(W)  # a supervised graph: blocks within the classes
         L = laplacian(W)[0] if factor is None else GramFactor(factor)

@@ -1,0 +1,189 @@
+"""Graphs built from the labels: LDA's class blocks, LFDA's local scaling, LSDA's split of the
+neighbour graph into within- and between-class graphs, and MFA's intrinsic and penalty graphs.
+
+Like :mod:`locproj.neighbour_graphs` (the neighbour search, weights, Laplacians and geodesics they
+build on), every graph is a ``scipy.sparse.csr_array`` of shape ``(n_samples, n_samples)`` handed
+with a constraint to :func:`locproj.solvers.solve_embedding`.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from scipy import sparse
+from scipy.sparse.linalg import LinearOperator
+from scipy.spatial.distance import cdist
+
+from .neighbour_graphs import _class_groups, binary_weights, check_finite, kneighbors, symmetrize
+
+
+# --------------------------------------------------------------------------- LDA and LFDA
+
+
+def class_block_graph(y) -> sparse.csr_array:
+    """``W_ij = 1 / n_c`` when ``y_i = y_j = c``, else 0.
+
+    With centred data ``X^T W X`` is the between-class scatter and ``X^T (I - W) X`` the
+    within-class scatter, so maximising ``W`` subject to the total scatter is LDA
+    (graph-embedding view, Yan et al. 2007; Cai's LGE).  Rows sum to one: ``D = I``.
+    """
+    _, groups = _class_groups(y)
+    n = sum(len(g) for g in groups)
+    rows = np.concatenate([np.repeat(g, len(g)) for g in groups])
+    cols = np.concatenate([np.tile(g, len(g)) for g in groups])
+    vals = np.concatenate([np.full(len(g) ** 2, 1.0 / len(g)) for g in groups])
+    return sparse.csr_array((vals, (rows, cols)), shape=(n, n))
+
+
+def local_scaling_affinity(X, y, n_neighbors: int = 7) -> sparse.csr_array:
+    """LFDA affinity ``A_ij = exp(-||x_i - x_j||^2 / (sigma_i sigma_j))`` within each class
+    (Sugiyama 2007, eq. 4 and §4.2), ``sigma_i`` the distance from ``x_i`` to its
+    ``n_neighbors``-th nearest neighbour in its class (capped at the class size - 1).
+    Pairs from different classes get 0 (LFDA never uses them)."""
+    X = check_finite(X)
+    if isinstance(n_neighbors, bool) or not isinstance(n_neighbors, (int, np.integer)) or n_neighbors < 1:
+        raise ValueError(f"n_neighbors (local scaling) must be a positive int, got {n_neighbors!r}.")
+    _, groups = _class_groups(y)
+    n = len(X)
+    blocks = []
+    for g in groups:
+        Xg = X[g]
+        sq = _sq_dists(Xg)
+        kth = min(n_neighbors, len(g) - 1)
+        sigma = np.sqrt(np.sort(sq, axis=1)[:, kth]) if kth > 0 else np.zeros(len(g))
+        scale = np.outer(sigma, sigma)
+        A = np.where(scale > 0, np.exp(-sq / np.where(scale > 0, scale, 1.0)), 0.0)
+        np.fill_diagonal(A, 1.0)
+        blocks.append((np.repeat(g, len(g)), np.tile(g, len(g)), A.ravel()))
+    rows, cols, vals = (np.concatenate(parts) for parts in zip(*blocks))
+    return sparse.csr_array((vals, (rows, cols)), shape=(n, n))
+
+
+def _sq_dists(Xg: np.ndarray) -> np.ndarray:
+    """Exact squared Euclidean distances within a (small) class."""
+    return cdist(Xg, Xg, "sqeuclidean")
+
+
+# --------------------------------------------------------------------------- LSDA
+
+
+def check_lsda_neighbors(n_neighbors, n_samples: int) -> int:
+    """``n_neighbors`` as an int in ``[0, n_samples - 1]`` (0: all pairs), or a ``ValueError``."""
+    if isinstance(n_neighbors, bool) or not isinstance(n_neighbors, numbers.Integral) or n_neighbors < 0:
+        raise ValueError(f"n_neighbors must be a non-negative int (0 links all pairs), got {n_neighbors!r}.")
+    if n_neighbors >= n_samples:
+        raise ValueError(
+            f"n_neighbors={n_neighbors} but the data set has only {n_samples} samples; use "
+            f"n_neighbors <= {n_samples - 1} (n_samples - 1) or n_neighbors=0 (all pairs).")
+    return int(n_neighbors)
+
+
+def lsda_graphs(X, y, n_neighbors: int = 5) -> tuple[sparse.csr_array, sparse.csr_array]:
+    """LSDA's within-class graph ``W_w`` and between-class graph ``W_b`` (0/1 weights).
+
+    ``G`` is the k-nearest-neighbour graph of all training points, labels ignored: ``G_ij = 1``
+    when ``x_j`` is among the ``n_neighbors`` nearest points of ``x_i`` or ``x_i`` among those of
+    ``x_j``, and ``G_ii = 1`` (as in the authors' code, each point is one of its own ``k + 1``
+    closest points); ``n_neighbors=0`` sets ``G_ij = 1`` for all pairs ``i, j``.  Then
+    ``W_w = G`` on pairs of the same class and ``W_b = G`` on pairs of different classes, so
+    ``W_w + W_b = G`` and ``W_w`` has ones on its diagonal.  ``n_neighbors=0`` stores ``n^2``
+    entries; the estimator uses :func:`lsda_all_pairs_problem` instead.
+    """
+    y = np.asarray(y)
+    n = len(y)
+    k = check_lsda_neighbors(n_neighbors, n)
+    if k == 0:
+        G = sparse.coo_array(np.ones((n, n)))
+    else:
+        G = sparse.coo_array(symmetrize(binary_weights(kneighbors(X, k))) + sparse.eye_array(n, format="csr"))
+    same = y[G.row] == y[G.col]
+    W_w = sparse.csr_array((G.data[same], (G.row[same], G.col[same])), shape=(n, n))
+    W_b = sparse.csr_array((G.data[~same], (G.row[~same], G.col[~same])), shape=(n, n))
+    return W_w, W_b
+
+
+def lsda_all_pairs_problem(y, beta: float) -> tuple[LinearOperator, sparse.csr_array]:
+    """``(beta L_b + (1 - beta) W_w, D_w)`` of LSDA with every pair linked (``n_neighbors=0``).
+
+    Then ``W_w = sum_c 1_c 1_c^T``, ``W_b = 1 1^T - W_w``, ``D_w = diag(n_{c_i})`` and
+    ``D_b = diag(n - n_{c_i})``, so ``beta L_b + (1 - beta) W_w = beta (D_b - 1 1^T) + W_w``:
+    applied to ``V`` through class sums in O(n m) instead of a dense ``n x n`` matrix.
+    """
+    _, inverse, counts = np.unique(np.asarray(y), return_inverse=True, return_counts=True)
+    n = len(inverse)
+    E = sparse.csr_array((np.ones(n), (np.arange(n), inverse)), shape=(n, len(counts)))  # class indicators
+    d_b = (n - counts[inverse]).astype(float)
+
+    def matmat(V):
+        V = np.asarray(V, dtype=float).reshape(n, -1)
+        return beta * (d_b[:, None] * V - V.sum(axis=0)) + E @ (E.T @ V)
+
+    def matvec(v):
+        return matmat(v).ravel()
+
+    M = LinearOperator((n, n), matvec=matvec, rmatvec=matvec, matmat=matmat, rmatmat=matmat, dtype=float)
+    return M, sparse.diags_array(counts[inverse].astype(float), format="csr")
+
+
+# --------------------------------------------------------------------------- MFA
+
+_PAIR_BLOCK = 1 << 22  # distances computed at once by marginal_pairs_graph (32 MiB)
+
+
+def check_n_pairs(n_pairs) -> int:
+    if isinstance(n_pairs, bool) or not isinstance(n_pairs, numbers.Integral) or n_pairs < 1:
+        raise ValueError(
+            f"n_penalty_pairs must be a positive int (the k2 shortest between-class pairs of each class), "
+            f"got {n_pairs!r}; use n_penalty_pairs >= 1.")
+    return int(n_pairs)
+
+
+def _shortest_pairs(X: np.ndarray, inside: np.ndarray, outside: np.ndarray, k: int):
+    """The ``k`` pairs ``(i, j)``, ``i`` in ``inside`` and ``j`` in ``outside``, first in the order
+    of ``(||x_i - x_j||^2, i, j)``, as two index arrays; distances in blocks of rows."""
+    k = min(k, len(inside) * len(outside))
+    best = (np.empty(0), np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
+    step = max(1, _PAIR_BLOCK // len(outside))
+    for start in range(0, len(inside), step):
+        rows = inside[start:start + step]
+        dist = cdist(X[rows], X[outside], "sqeuclidean").ravel()  # exact: sum((x_i - x_j)**2)
+        # every pair of this block among the first k overall has a distance <= the block's k-th smallest
+        keep = np.flatnonzero(dist <= np.partition(dist, k - 1)[k - 1]) if len(dist) > k else np.arange(len(dist))
+        r, c = np.divmod(keep, len(outside))
+        cand = [np.concatenate(parts) for parts in zip(best, (dist[keep], rows[r], outside[c]))]
+        first = np.lexsort((cand[2], cand[1], cand[0]))[:k]
+        best = tuple(part[first] for part in cand)
+    return best[1], best[2]
+
+
+def marginal_pairs_graph(X, y, n_pairs: int = 20) -> sparse.csr_array:
+    """MFA's penalty graph ``W^p`` (0/1 weights, symmetric).
+
+    For each class ``c`` the ``n_pairs`` shortest pairs ``(i, j)`` with ``y_i = c`` and
+    ``y_j != c`` (squared Euclidean distance; ties go to the smaller ``i``, then the smaller
+    ``j``) get ``W^p_ij = W^p_ji = 1``; a class with fewer between-class pairs links all of them.
+    A pair chosen by both of its classes is one edge of weight 1.
+    """
+    X = check_finite(X)
+    k = check_n_pairs(n_pairs)
+    _, inverse = np.unique(np.asarray(y), return_inverse=True)
+    n = len(X)
+    rows, cols = [], []
+    for c in range(inverse.max(initial=-1) + 1):
+        inside, outside = np.flatnonzero(inverse == c), np.flatnonzero(inverse != c)
+        if len(outside):
+            i, j = _shortest_pairs(X, inside, outside, k)
+            rows.append(i)
+            cols.append(j)
+    rows = np.concatenate(rows) if rows else np.empty(0, dtype=np.int64)
+    cols = np.concatenate(cols) if cols else np.empty(0, dtype=np.int64)
+    # each ordered pair (i in c, j not in c) is chosen by class c only: no duplicates to sum
+    return symmetrize(sparse.csr_array((np.ones(len(rows)), (rows, cols)), shape=(n, n)))
+
+
+def mfa_graphs(X, y, n_neighbors=5, n_pairs: int = 20) -> tuple[sparse.csr_array, sparse.csr_array]:
+    """MFA's intrinsic graph ``W`` (``W_ij = 1`` when ``i`` is among the ``n_neighbors`` nearest
+    points of ``j``'s class to ``j``, or ``j`` among those of ``i``) and penalty graph ``W^p``
+    (:func:`marginal_pairs_graph`)."""
+    return symmetrize(binary_weights(kneighbors(X, n_neighbors, y))), marginal_pairs_graph(X, y, n_pairs)

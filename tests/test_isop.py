@@ -7,7 +7,6 @@ import scipy.linalg
 from scipy.sparse.csgraph import connected_components, shortest_path
 from scipy.spatial.distance import cdist
 from sklearn.decomposition import PCA
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from locproj.methods.isop import IsometricProjection, isop_tau
 from locproj.neighbour_graphs import double_centred_squares, geodesic_distances, geodesic_graph, kneighbors
@@ -151,28 +150,3 @@ def test_complete_graph_gives_pca():
     est = IsometricProjection(n_neighbors="all").fit(X)
     pca = PCA().fit(X)
     np.testing.assert_allclose(np.abs(np.sum(est.components_ * pca.components_, axis=1)), 1.0, atol=1e-10)
-
-
-_SMALL_CLASSES = "supervised graph: the check's classes have <= 5 samples, n_neighbors=5 needs >= 6"
-_SEPARATED = ("unsupervised graph: the check's data are separated clusters (two blobs of 15 points, iris's setosa), "
-              "so the 5-NN graph is disconnected and fit raises its error")
-
-
-def _expected_failures(estimator):
-    if getattr(estimator, "n_neighbors", None) != 5:
-        return {}
-    if estimator.supervised:
-        return dict.fromkeys(["check_estimators_nan_inf", "check_fit2d_1feature",
-                              "check_n_features_in_after_fitting"], _SMALL_CLASSES)
-    return dict.fromkeys(["check_estimators_pickle", "check_pipeline_consistency", "check_positive_only_tag_during_fit",
-                          "check_transformer_data_not_an_array", "check_transformer_general",
-                          "check_transformer_preserve_dtypes"], _SEPARATED)
-
-
-@parametrize_with_checks([IsometricProjection(), IsometricProjection(supervised=True),
-                          IsometricProjection(n_neighbors=2, supervised=True),
-                          IsometricProjection(n_neighbors=2, supervised=True, column_scaling="constraint"),
-                          IsometricProjection(n_neighbors="all")],
-                         expected_failed_checks=_expected_failures)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)

@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 import scipy.linalg
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from locproj.class_graphs import lsda_all_pairs_problem, lsda_graphs
 from locproj.methods.lsda import LocalitySensitiveDiscriminantAnalysis
@@ -185,8 +184,3 @@ def test_labels_are_required():
     X, _ = _data()
     with pytest.raises(ValueError, match="requires y"):
         LSDA().fit(X)
-
-
-@parametrize_with_checks([LSDA(), LSDA(n_neighbors=2), LSDA(n_neighbors=0, beta=0.5, column_scaling="constraint")])
-def test_sklearn_compatible(estimator, check):
-    check(estimator)

@@ -5,7 +5,6 @@ import itertools
 import numpy as np
 import pytest
 import scipy.linalg
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from locproj import class_graphs
 from locproj.class_graphs import marginal_pairs_graph, mfa_graphs
@@ -167,24 +166,3 @@ def test_labels_are_required():
     X, _ = _data()
     with pytest.raises(ValueError, match="requires y"):
         MFA().fit(X)
-
-
-# Supervised kNN graphs need n_neighbors < the size of every class.  A few checks fit on data sets with
-# classes of only 3-5 samples, so the default n_neighbors=5 cannot apply there (as in test_estimator_checks.py).
-_SMALL_CLASSES = "supervised graph: the check's classes have <= 5 samples, n_neighbors=5 needs >= 6"
-_DEFAULT_KNN_FAILURES = {
-    "check_estimators_nan_inf": _SMALL_CLASSES,
-    "check_fit2d_1feature": _SMALL_CLASSES,
-    "check_n_features_in_after_fitting": _SMALL_CLASSES,
-}
-
-
-def _expected_failures(estimator):
-    return _DEFAULT_KNN_FAILURES if estimator.n_neighbors == 5 else {}
-
-
-@parametrize_with_checks([MFA(), MFA(n_neighbors=2, n_penalty_pairs=3),
-                          MFA(n_neighbors=1, n_penalty_pairs=1, column_scaling="constraint")],
-                         expected_failed_checks=_expected_failures)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)

@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 import scipy.linalg
 from sklearn.base import clone
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from locproj._orthogonal import solve_orthogonal_sequence
 from locproj.methods.lpp import LocalityPreservingProjection, lpp_graph
@@ -162,20 +161,3 @@ def test_solver_matches_the_estimator_and_refuses_too_many_components():
     np.testing.assert_allclose(emb.mean, X.mean(axis=0))
     with pytest.raises(ValueError, match="n_components=7 but only 6 components are available"):
         OrthogonalLPP(7, n_neighbors=4).fit(X, y)
-
-
-_SMALL_CLASSES = "supervised graph: the check's classes have <= 5 samples, n_neighbors=5 needs >= 6"
-
-
-def _expected_failures(estimator):
-    if getattr(estimator, "supervised", False) and getattr(estimator, "n_neighbors", None) == 5:
-        return {"check_estimators_nan_inf": _SMALL_CLASSES, "check_fit2d_1feature": _SMALL_CLASSES,
-                "check_n_features_in_after_fitting": _SMALL_CLASSES}
-    return {}
-
-
-@parametrize_with_checks([OrthogonalLPP(), OrthogonalLPP(n_neighbors=2),
-                          OrthogonalLPP(n_neighbors=2, supervised=False, weight="binary")],
-                         expected_failed_checks=_expected_failures)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)

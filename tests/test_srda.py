@@ -9,7 +9,6 @@ import scipy.linalg
 from scipy import sparse
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from locproj.methods._base import RankDeficiencyWarning
 from locproj.methods.srda import SpectralRegressionDiscriminantAnalysis as SRDA
@@ -268,18 +267,3 @@ def test_lsqr_iteration_limit_warns():
     with pytest.warns(ConvergenceWarning, match="after 2 iterations.*reached max_iter"):
         est = SRDA(solver="lsqr", max_iter=2, tol=1e-14).fit(X, y)
     np.testing.assert_array_equal(est.n_iter_, [2, 2, 2])
-
-
-# --------------------------------------------------------------------------- scikit-learn's checks
-
-_NO_ITERATIONS = ("n_iter_ is None for the normal equations (as Ridge's for its direct solvers); the check "
-                  "assumes an estimator with max_iter always iterates")
-
-
-@parametrize_with_checks(
-    [SRDA(), SRDA(solver="lsqr"), SRDA(alpha=0.0, solver="lsqr"),
-     SRDA(n_components=1, alpha=1.0, column_scaling="constraint")],
-    expected_failed_checks=lambda est: {} if est.solver == "lsqr" else {"check_transformer_n_iter": _NO_ITERATIONS},
-)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)

@@ -37,12 +37,17 @@ from sklearn.preprocessing import FunctionTransformer
 from .config import registry_method
 from .methods import (
     Fisherfaces,
+    IsometricProjection,
     KernelLPP,
     LocalFisherDiscriminantAnalysis,
     LocalLearningProjection,
     LocallyEmbeddedAnalysis,
     LocalProjectionKernelSVC,
     LocalityPreservingProjection,
+    LocalitySensitiveDiscriminantAnalysis,
+    MarginalFisherAnalysis,
+    OrthogonalLPP,
+    SpectralRegressionDiscriminantAnalysis,
     SupervisedLLE,
 )
 from .methods.linear import LeadingPCA
@@ -59,6 +64,10 @@ def _lda_bound(n_samples: int, n_classes: int, n_features: int) -> int:
     pca = n_features - (n_classes - 1)   # Fisherfaces' PCA step; min(d, n - c) when d <= c - 1
     pca = pca if pca >= 1 else min(n_features, n_samples - n_classes)
     return max(min(n_classes - 1, n_samples - n_classes, pca), 0)
+
+
+def _class_bound(n_samples: int, n_classes: int, n_features: int) -> int:
+    return max(min(n_classes - 1, n_samples - 1), 0)
 
 
 def _raw_bound(n_samples: int, n_classes: int, n_features: int) -> int:
@@ -155,6 +164,12 @@ METHODS: dict[str, MethodSpec] = {
         _builtin("slle", SupervisedLLE, True, _rank_bound),
         _builtin("lpk", LocalProjectionKernelSVC, True, _raw_bound, classifier=True),
         _builtin("gpk", LocalProjectionKernelSVC, True, _raw_bound, {"n_regions": 1}, classifier=True),
+        # the rest of the graph-embedding family (Cai's toolbox, Yan et al.'s MFA) and SRDA's c - 1
+        _builtin("lsda", LocalitySensitiveDiscriminantAnalysis, True, _rank_bound),
+        _builtin("olpp", OrthogonalLPP, True, _rank_bound),
+        _builtin("mfa", MarginalFisherAnalysis, True, _rank_bound),
+        _builtin("isop", IsometricProjection, False, _rank_bound),
+        _builtin("srda", SpectralRegressionDiscriminantAnalysis, True, _class_bound),
     ]
 }
 
@@ -228,7 +243,7 @@ def bound_reason(name: str) -> str:
     """Why the built-in method ``name`` has no more projections, for the legend entry of a curve
     that ends early (:func:`locproj.reporting.stopped_label`): ``c − 1`` for LDA, else the rank."""
     spec = METHODS.get(name)
-    return "c − 1" if spec is not None and spec.bound is _lda_bound else "rank of the training data"
+    return "c − 1" if spec is not None and spec.bound in (_lda_bound, _class_bound) else "rank of the training data"
 
 
 def end_reason(entry_name: str, entry: dict | None, last: list[int], skipped: str | None = None) -> str:

@@ -5,6 +5,7 @@ Every graph-embedding method hands a graph and a constraint to the one solver,
 :func:`locproj.solvers.solve_embedding`; see ``docs/methods.md``.
 """
 
+from .isop import IsometricProjection
 from .klpp import KernelLPP
 from .lea import LocallyEmbeddedAnalysis
 from .lfda import LocalFisherDiscriminantAnalysis
@@ -12,15 +13,24 @@ from .linear import Fisherfaces
 from .llp import LocalLearningProjection
 from .lpk import LocalProjectionKernelSVC
 from .lpp import LocalityPreservingProjection
+from .lsda import LocalitySensitiveDiscriminantAnalysis
+from .mfa import MarginalFisherAnalysis
+from .olpp import OrthogonalLPP
 from .slle import SupervisedLLE
+from .srda import SpectralRegressionDiscriminantAnalysis
 
 __all__ = [
     "Fisherfaces",
+    "IsometricProjection",
     "KernelLPP",
     "LocalFisherDiscriminantAnalysis",
     "LocalLearningProjection",
     "LocalProjectionKernelSVC",
     "LocallyEmbeddedAnalysis",
     "LocalityPreservingProjection",
+    "LocalitySensitiveDiscriminantAnalysis",
+    "MarginalFisherAnalysis",
+    "OrthogonalLPP",
+    "SpectralRegressionDiscriminantAnalysis",
     "SupervisedLLE",
 ]

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
 TINY = ROOT / "tests" / "configs" / "tiny_matrix.yaml"
 PAPERS_METHODS = ["raw", "pca", "lda", "lpp", "llp", "klpp", "lea", "lfda", "slle"]    # the tiny matrix's
-MATRIX_METHODS = PAPERS_METHODS + ["nca", "kpca", "isomap"]
+MATRIX_METHODS = PAPERS_METHODS + ["nca", "kpca", "isomap", "lsda", "olpp", "mfa", "isop", "srda"]
 MATRIX_DATASETS = ["yale", "orl", "umist", "yaleb", "pie", "olivetti_32", "usps", "waveform", "segmentation",
                    "letter", "thyroid", "iris"]
 

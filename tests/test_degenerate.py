@@ -10,7 +10,9 @@ and the fix.  Throughout: nothing reaches file descriptor 2 (BLAS/LAPACK print t
 ``lpk`` and ``gpk`` (``LocalProjectionKernelSVC``, paper 002) are binary classifiers: they get
 the labels merged into two (:func:`labels`), and their ``decision_function``, ``predict``,
 staged decisions and ``history_`` are checked as well.  Where a case is inherently different
-for them (rank, number of classes, far-out new data) the test says so.
+for them (rank, number of classes, far-out new data) the test says so, as for SRDA (``c - 1``
+components), LSDA (a graph of all points), MFA (no ``supervised=False``; a penalty graph needs
+spread) and unsupervised isometric projection (a connected graph; its own section).
 """
 
 from __future__ import annotations
@@ -24,12 +26,17 @@ import pytest
 from locproj import registry
 from locproj.methods import (
     Fisherfaces,
+    IsometricProjection,
     KernelLPP,
     LocalFisherDiscriminantAnalysis,
     LocalLearningProjection,
     LocallyEmbeddedAnalysis,
     LocalityPreservingProjection,
+    LocalitySensitiveDiscriminantAnalysis,
     LocalProjectionKernelSVC,
+    MarginalFisherAnalysis,
+    OrthogonalLPP,
+    SpectralRegressionDiscriminantAnalysis,
     SupervisedLLE,
 )
 from locproj.methods._base import RankDeficiencyWarning
@@ -51,14 +58,36 @@ FACTORIES = {
     # binary classifiers without neighbours (k unused); a few iterations keep the tests fast
     "lpk": lambda k: LocalProjectionKernelSVC(n_regions=2, max_iter=5, random_state=0),
     "gpk": lambda k: LocalProjectionKernelSVC(n_regions=1, max_iter=5, random_state=0),
+    # LSDA's kNN graph is over all points (labels ignored), then split by class; 0 links all pairs
+    "lsda": lambda k: LocalitySensitiveDiscriminantAnalysis(n_neighbors=k),
+    "lsda_all_pairs": lambda k: LocalitySensitiveDiscriminantAnalysis(n_neighbors=0),
+    "mfa": lambda k: MarginalFisherAnalysis(n_neighbors=k),
+    # one marginal pair per class: X L^p X^T is singular, the solver's ridge path
+    "mfa_one_pair": lambda k: MarginalFisherAnalysis(n_neighbors=k, n_penalty_pairs=1),
+    "olpp": lambda k: OrthogonalLPP(n_neighbors=k),
+    "olpp_unsupervised": lambda k: OrthogonalLPP(n_neighbors=k, supervised=False),
+    # supervised only: unsupervised, data()'s classes (3 units apart) disconnect the graph of k <= 2,
+    # which it refuses (infinite geodesics); see the section "unsupervised isometric projection"
+    "isop": lambda k: IsometricProjection(n_neighbors=k, supervised=True),
+    # no neighbours (k unused): c - 1 ridge regressions
+    "srda": lambda k: SpectralRegressionDiscriminantAnalysis(),
+    "srda_lsqr": lambda k: SpectralRegressionDiscriminantAnalysis(solver="lsqr", tol=1e-12),
 }
 NAMES = list(FACTORIES)
-# linear projections whose components come from the solver's PCA space (rank of the centred data)
-SOLVER_LINEAR = ["lpp", "lpp_unsupervised", "llp", "lea", "lea_d_to_1", "lfda"]
+# linear projections whose components come from the solver's PCA space (rank of the centred data);
+# OLPP's sequential solve uses the same PCA basis and the same checks
+SOLVER_LINEAR = ["lpp", "lpp_unsupervised", "llp", "lea", "lea_d_to_1", "lfda", "lsda", "lsda_all_pairs", "mfa",
+                 "mfa_one_pair", "olpp", "olpp_unsupervised", "isop"]
 # supervised kNN graphs: every class needs more than n_neighbors samples
-SUPERVISED_KNN = ["lpp", "klpp", "llp", "lea", "lea_d_to_1"]
+SUPERVISED_KNN = ["lpp", "klpp", "llp", "lea", "lea_d_to_1", "mfa", "mfa_one_pair", "olpp", "isop"]
+# ... of which MFA has no supervised=False to suggest: its intrinsic graph is within-class by definition
+ALWAYS_SUPERVISED_KNN = ["mfa", "mfa_one_pair"]
+# unsupervised kNN graphs (LSDA's of all points, labels ignored): more than n_neighbors samples
+UNSUPERVISED_KNN = ["lpp_unsupervised", "slle", "olpp_unsupervised", "lsda"]
+# c - 1 components from the class means, not the rank of the data
+SRDA = ["srda", "srda_lsqr"]
 BINARY = ["lpk", "gpk"]
-SUPERVISED = SUPERVISED_KNN + ["lfda", "fisherfaces"] + BINARY
+SUPERVISED = SUPERVISED_KNN + ["lfda", "fisherfaces", "lsda", "lsda_all_pairs"] + SRDA + BINARY
 
 
 def make(name: str, n_neighbors: int = 2, **params):
@@ -165,6 +194,20 @@ def test_n_components_above_the_rank_is_refused(name):
         fit_transform(make(name, n_components=3), X, y)
 
 
+@pytest.mark.parametrize("name", SRDA)
+def test_srda_rank_below_c_minus_1_warns(name):
+    # Inherently different: SRDA always has c - 1 components (one ridge regression per class
+    # response), not the rank; on rank-one data its 2 columns span 1 dimension, which it says
+    X, y = _rank_one()
+    with pytest.warns(RankDeficiencyWarning, match=r"the 2 projections span only 1 dimension .*linearly dependent"):
+        Z = fit_transform(make(name), X, y)
+    assert Z.shape == (12, 2) and np.linalg.matrix_rank(Z) == 1
+    assert no_warnings_fit(make(name, n_components=1), X, y).shape == (12, 1)
+    with pytest.raises(ValueError, match=r"n_components=3 but .* only c - 1 = 2 components \(3 classes\); "
+                       r"use n_components=None or a smaller value"):
+        fit_transform(make(name, n_components=3), X, y)
+
+
 @pytest.mark.parametrize("name", ["klpp", "slle"])
 def test_nonlinear_methods_are_not_bounded_by_the_linear_rank(name):
     X, y = _rank_one()
@@ -231,20 +274,52 @@ def test_duplicate_rows_within_classes(name):
     np.testing.assert_allclose(Z[0::3], Z[1::3], atol=1e-9 * np.abs(Z).max())
 
 
+# MFA's refusal when every marginal pair joins coincident points (class_graphs.check_penalty_spread)
+_NO_PENALTY_SPREAD = (r"every marginal pair \(2: the n_penalty_pairs=1 shortest .*two identical .*samples with "
+                      r"different labels.*no spread.*raise n_penalty_pairs.*or remove the samples")
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_duplicate_rows_across_classes(name):
     X, y = data()
     X[4], X[8] = X[0], X[0]  # one point in all three classes (binary: the same x with both labels)
     X[5] = X[1]
-    no_warnings_fit(make(name), X, labels(name, y))
+    if name == "mfa_one_pair":  # each class's one marginal pair is x_0 under two labels: no penalty
+        # spread; the same one rounding unit apart (X L^p X^T is then rounding noise)
+        for off in (0.0, 2e-16):
+            X[4], X[8], X[5] = X[0] * (1 + off), X[0] * (1 - off), X[1] * (1 + off)
+            with pytest.raises(ValueError, match=_NO_PENALTY_SPREAD):
+                fit_transform(make(name), X, y)
+    else:
+        no_warnings_fit(make(name), X, labels(name, y))
+
+
+def test_mfa_penalty_cholesky_failure_is_explained(monkeypatch):
+    # the backstop behind the spread check: a Cholesky failure of the reduced X L^p X^T (whose
+    # rounding noise can beat the solver's ridge when the pairs are nearly coincident) names the
+    # penalty graph; the solver's own message would suggest removing duplicates or n_neighbors.
+    # Whether LAPACK fails on a given near-duplicate depends on rounding, so the failure is forced.
+    import locproj.solvers
+
+    def failing_cholesky(M, N, select):
+        raise np.linalg.LinAlgError("LAPACK dpotrf failed (info=2).")
+
+    monkeypatch.setattr(locproj.solvers, "eigh_selected", failing_cholesky)
+    X, y = data()
+    with pytest.raises(ValueError, match=r"MarginalFisherAnalysis: the penalty scatter X L\^p X\^T is singular "
+                       r"beyond the solver's ridge \(LAPACK dpotrf failed.*raise n_penalty_pairs"):
+        fit_transform(make("mfa"), X, y)
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_identical_classes(name):
     X, _ = data(n_per_class=6, n_classes=1)
     X, y = np.vstack([X, X]), np.repeat([0, 1], 6)
-    if name == "fisherfaces":
+    if name == "fisherfaces" or name in SRDA:  # LDA's between-class scatter is 0
         with pytest.raises(ValueError, match="class means coincide.*check the labels"):
+            fit_transform(make(name), X, y)
+    elif name == "mfa_one_pair":  # each class's shortest between-class pair is one point under two labels
+        with pytest.raises(ValueError, match=_NO_PENALTY_SPREAD.replace("(2:", "(1:")):
             fit_transform(make(name), X, y)
     elif name in BINARY:  # a valid SVM that cannot separate: every x is right for one label of two
         estimator = make(name)
@@ -260,7 +335,8 @@ def test_identical_classes(name):
 @pytest.mark.parametrize("name", SUPERVISED)
 def test_one_class_is_refused(name):
     X, _ = data()
-    fix = "or set supervised=False" if name in SUPERVISED_KNN else r"two classes\.$"
+    has_switch = name in SUPERVISED_KNN and name not in ALWAYS_SUPERVISED_KNN
+    fix = "or set supervised=False" if has_switch else r"two classes\.$"
     with pytest.raises(ValueError, match=f"needs at least 2 classes in y, got 1 \\(class 0\\).*{fix}"):
         fit_transform(make(name), X, np.zeros(len(X), dtype=int))
 
@@ -287,7 +363,11 @@ def test_class_of_one_sample(name):
     X, y = data()
     y = np.zeros_like(y) if name in BINARY else y.copy()  # binary: class 0 against class 7
     y[-1] = 7  # class 7 has one sample
-    if name in SUPERVISED_KNN:
+    if name in ALWAYS_SUPERVISED_KNN:  # MFA has no unsupervised graph to suggest
+        with pytest.raises(ValueError, match=r"class 7 has only 1 sample.*neighbour of its own class.*"
+                           r"remove that class's samples or add samples to it\.$"):
+            fit_transform(make(name), X, y)
+    elif name in SUPERVISED_KNN:
         with pytest.raises(ValueError,
                            match=r"class 7 has only 1 sample.*neighbour of its own class.*supervised=False"):
             fit_transform(make(name), X, y)
@@ -298,7 +378,8 @@ def test_class_of_one_sample(name):
         estimator = make(name)
         no_warnings_fit(estimator, X, y)
         assert estimator.n_support_[1] == 1 and 11 in estimator.support_
-    else:  # LFDA's local scaling accepts it; unsupervised methods ignore y
+    else:  # LFDA's local scaling accepts it; unsupervised methods ignore y; LSDA's graph is over
+        # all points (the lone sample has neighbours, of other classes); SRDA: one more response
         no_warnings_fit(make(name), X, y)
 
 
@@ -334,7 +415,8 @@ def test_values_just_inside_the_limits_fit(name, scale):
         fit_transform(make(name), X * scale, y)
 
 
-@pytest.mark.parametrize("name", ["lpp", "lea", "lfda", "fisherfaces", "gpk"])
+@pytest.mark.parametrize("name", ["lpp", "lea", "lfda", "fisherfaces", "gpk", "lsda", "lsda_all_pairs", "mfa",
+                                  "olpp", "isop"])
 def test_large_values_below_the_limit_scale(name):
     # scale-invariant methods: 2^300 X (exact scaling) gives the same unit-length components
     X, y = data()
@@ -428,14 +510,17 @@ def test_dtype_and_layout_give_the_float64_result(name, layout):
 @pytest.mark.parametrize("name", NAMES)
 def test_fewer_samples_than_neighbours(name):
     X, y = data(n_per_class=3, n_classes=2)  # 6 samples, classes of 3
-    if name == "lpp_unsupervised" or name == "slle":
+    if name in UNSUPERVISED_KNN:
         with pytest.raises(ValueError, match=r"n_neighbors=6 but .*6 .*samples.*use n_neighbors <= 5"):
             fit_transform(make(name, n_neighbors=6), X, y)
     elif name in SUPERVISED_KNN:
         with pytest.raises(ValueError, match=r"n_neighbors=6 but class 0 has only 3 samples; use n_neighbors <= 2"):
             fit_transform(make(name, n_neighbors=6), X, y)
-    else:  # LFDA caps its local scaling at the class size; Fisherfaces and LPK have no neighbours
+    else:  # LFDA caps its local scaling at the class size; Fisherfaces, SRDA, LPK and LSDA with all
+        # pairs have no neighbours
         no_warnings_fit(make(name, n_neighbors=6), X, y)
+    if name == "lsda":  # LSDA's graph is over all points: classes smaller than n_neighbors + 1 fit
+        assert no_warnings_fit(make(name, n_neighbors=5), X, y).shape == (6, 5)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -449,7 +534,8 @@ def test_two_samples(name):
     elif name in SUPERVISED_KNN:
         with pytest.raises(ValueError, match="class 0 has only 1 sample"):
             fit_transform(make(name, n_neighbors=1), X, y)
-    else:  # one neighbour each; SLLE: 1 component from 2 samples; LPK: both are support vectors
+    else:  # one neighbour each; SLLE: 1 component from 2 samples; LPK: both are support vectors;
+        # LSDA (graph over all points): the pair is a between-class edge; SRDA: c - 1 = 1 component
         assert no_warnings_fit(make(name, n_neighbors=1), X, y).shape[0] == 2
 
 
@@ -458,6 +544,44 @@ def test_one_sample_is_refused(name):
     X, y = data()
     with pytest.raises(ValueError, match=r"Found array with 1 sample\(s\).*a minimum of 2 is required"):
         fit_transform(make(name), X[:1], y[:1])
+
+
+# --------------------------------------------------------------------------- unsupervised isometric projection
+# Not in FACTORIES: on data() (classes 3 units apart) its 2-nearest-neighbour graph is the three
+# classes, geodesic distances between them are infinite, and it refuses.  Here: that refusal, and
+# the cases that differ from the supervised entry (the shared checks of X are the same) on k = 3.
+
+
+def test_isop_unsupervised_refuses_a_disconnected_graph_or_too_many_neighbours():
+    X, _ = data()
+    with pytest.raises(ValueError, match=r"2-nearest-neighbour graph has 3 connected components \(sizes 4, 4, "
+                       r"4\).*infinite; raise n_neighbors.*or use supervised=True"):
+        fit_transform(IsometricProjection(n_neighbors=2), X, None)
+    # every row three times, k = 2: each point's neighbours are its own copies
+    with pytest.raises(ValueError, match=r"has 6 connected components \(sizes 3, 3, 3, 3, 3, \.\.\.\)"):
+        fit_transform(IsometricProjection(n_neighbors=2), np.repeat(data(n_per_class=2)[0], 3, axis=0), None)
+    with pytest.raises(ValueError, match=r"n_neighbors=12 but the data set has only 12 samples; use n_neighbors <= 11"):
+        fit_transform(IsometricProjection(n_neighbors=12), X, None)
+
+
+def test_isop_unsupervised_on_a_connected_graph():
+    X, _ = data()
+    isop = IsometricProjection
+    X_dup = X.copy()
+    X_dup[4], X_dup[8], X_dup[5] = X[0], X[0], X[1]  # duplicate rows
+    assert no_warnings_fit(isop(n_neighbors=3), X_dup, None).shape == (12, 5)
+    # rank one (the points on a line need k = 4 to connect)
+    with pytest.warns(RankDeficiencyWarning, match=r"kept 1 component of .* = 5: .* have rank 1"):
+        assert fit_transform(isop(n_neighbors=4), _rank_one()[0], None).shape == (12, 1)
+    for scale in (0.5 * np.sqrt(np.finfo(np.float64).max) / (2.0 * X.size) / np.abs(X).max(), 1e-130):
+        fit_transform(isop(n_neighbors=3), X * scale, None)
+    a, b = isop(n_neighbors=3).fit(X), isop(n_neighbors=3).fit(X * 2.0**300)
+    np.testing.assert_allclose(b.components_, a.components_, rtol=1e-6, atol=1e-9)
+    assert no_warnings_fit(isop(n_neighbors=1), data(n_per_class=1, n_classes=2)[0], None).shape == (2, 1)
+    for X_in, X_ref in _layouts()[0].values():
+        ref = no_warnings_fit(isop(n_neighbors=3), X_ref, None)
+        np.testing.assert_allclose(no_warnings_fit(isop(n_neighbors=3), X_in, None), ref, rtol=1e-10,
+                                   atol=1e-12 * np.abs(ref).max())
 
 
 # --------------------------------------------------------------------------- coverage

@@ -24,14 +24,13 @@ from sklearn.neighbors import KNeighborsClassifier
 from threadpoolctl import threadpool_limits
 
 from locproj.evaluation import errors_all_p, predict_all_p, predict_at_p
+from locproj.class_graphs import class_block_graph, local_scaling_affinity
 from locproj.neighbour_graphs import (
     binary_weights,
-    class_block_graph,
     heat_weights,
     kneighbors,
     laplacian,
     laplacian_factor,
-    local_scaling_affinity,
     symmetrize,
 )
 from locproj.reconstruction_weights import lle_weights, local_krr_weights, reconstruction_cost, reconstruction_error

@@ -7,8 +7,8 @@ from scipy import sparse
 from sklearn.decomposition import PCA
 from threadpoolctl import threadpool_limits
 
+from locproj.class_graphs import class_block_graph
 from locproj.neighbour_graphs import (
-    class_block_graph,
     heat_weights,
     kneighbors,
     laplacian,

@@ -15,7 +15,7 @@ from scipy import sparse
 from scipy.sparse.linalg import LinearOperator
 from scipy.spatial.distance import cdist
 
-from .neighbour_graphs import _class_groups, binary_weights, check_finite, kneighbors, symmetrize
+from .neighbour_graphs import _class_groups, _label, binary_weights, check_finite, kneighbors, symmetrize
 
 
 # --------------------------------------------------------------------------- LDA and LFDA
@@ -185,5 +185,52 @@ def marginal_pairs_graph(X, y, n_pairs: int = 20) -> sparse.csr_array:
 def mfa_graphs(X, y, n_neighbors=5, n_pairs: int = 20) -> tuple[sparse.csr_array, sparse.csr_array]:
     """MFA's intrinsic graph ``W`` (``W_ij = 1`` when ``i`` is among the ``n_neighbors`` nearest
     points of ``j``'s class to ``j``, or ``j`` among those of ``i``) and penalty graph ``W^p``
-    (:func:`marginal_pairs_graph`)."""
-    return symmetrize(binary_weights(kneighbors(X, n_neighbors, y))), marginal_pairs_graph(X, y, n_pairs)
+    (:func:`marginal_pairs_graph`).  A ``ValueError`` when a class has one sample (MFA has no
+    graph across classes to fall back on) or when every penalty edge joins coincident points
+    (:func:`check_penalty_spread`)."""
+    _check_no_lone_sample(y)
+    W_p = marginal_pairs_graph(X, y, n_pairs)
+    check_penalty_spread(X, W_p, n_pairs)
+    return symmetrize(binary_weights(kneighbors(X, n_neighbors, y))), W_p
+
+
+def check_penalty_spread(X, W_p, n_pairs) -> None:
+    """A ``ValueError`` when the penalty graph ``W_p`` has no spread: the sum of ``||x_i - x_j||^2``
+    over its edges (the trace of ``X L^p X^T``) is at most ``max(n, d) eps`` times the total
+    scatter ``||X - mean||_F^2``, the rounding level of the scatter.
+
+    Then ``X L^p X^T`` is zero, or rounding noise: the marginal Fisher criterion has no denominator
+    in any direction, and the solver's ridge (relative to that matrix) returns directions of
+    eigenvalue ``~1 / ridge`` that mean nothing, or fails.  This happens when each class's
+    ``n_pairs`` shortest between-class pairs all join the same (or nearly the same) point under two
+    labels: duplicates across classes, coarsely quantised data."""
+    X = np.asarray(X)
+    P = sparse.coo_array(sparse.triu(sparse.csr_array(W_p), k=1))  # each edge once
+    if len(P.data) == 0:
+        return
+    spread, step = 0.0, max(1, _PAIR_BLOCK // max(X.shape[1], 1))
+    for start in range(0, len(P.data), step):  # edges in blocks of at most _PAIR_BLOCK entries
+        diff = X[P.row[start:start + step]] - X[P.col[start:start + step]]
+        spread += float(np.einsum("ij,ij->", diff, diff))
+    centred = X - X.mean(axis=0)
+    total = float(np.einsum("ij,ij->", centred, centred))
+    if spread > max(X.shape) * np.finfo(float).eps * total:
+        return
+    raise ValueError(
+        f"MarginalFisherAnalysis: every marginal pair ({len(P.data)}: the n_penalty_pairs={n_pairs} shortest "
+        "between-class pairs of each class) joins two identical (or nearly identical, at the rounding level of "
+        "X) samples with different labels, so the penalty graph has no spread (X L^p X^T is numerically 0) and "
+        "the marginal Fisher criterion is undefined; raise n_penalty_pairs above the number of such coincident "
+        "pairs, or remove the samples that appear under several labels.")
+
+
+def _check_no_lone_sample(y) -> None:
+    """The first class of one sample, as a ``ValueError`` whose fix suits an always-supervised graph
+    (:func:`kneighbors` would suggest ``supervised=False``, which MFA does not have)."""
+    classes, counts = np.unique(np.asarray(y), return_counts=True)
+    if len(classes) >= 2 and counts.min() < 2:
+        lone = classes[np.argmax(counts < 2)]
+        raise ValueError(
+            f"class {_label(lone)!r} has only 1 sample, but every point needs at least one neighbour of its "
+            "own class (the intrinsic graph of MFA links samples of the same class only); remove that "
+            "class's samples or add samples to it.")

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import numpy as np
 
-
-from ..neighbour_graphs import laplacian, laplacian_factor
 from ..class_graphs import check_n_pairs, mfa_graphs
+from ..neighbour_graphs import laplacian, laplacian_factor
 from ..solvers import GramFactor
 from ._base import GraphEmbeddingTransformer, GraphProblem
+
 
 class MarginalFisherAnalysis(GraphEmbeddingTransformer):
     """Marginal Fisher Analysis (MFA).
@@ -72,6 +73,24 @@ class MarginalFisherAnalysis(GraphEmbeddingTransformer):
 
     def _needs_labels(self) -> bool:
         return True
+
+    def fit(self, X, y=None):
+        """Learn the projection from training data ``X`` and labels ``y``.
+
+        A penalty graph without spread is refused before solving
+        (:func:`~locproj.class_graphs.check_penalty_spread`); a Cholesky failure of the reduced
+        ``X L^p X^T`` (plus the solver's ridge) that gets past that check is reported as what it is,
+        a penalty scatter too close to singular."""
+        try:
+            return super().fit(X, y)
+        except ValueError as error:
+            if not (isinstance(error.__cause__, np.linalg.LinAlgError) and "dpotrf" in str(error.__cause__)):
+                raise
+            raise ValueError(
+                f"MarginalFisherAnalysis: the penalty scatter X L^p X^T is singular beyond the solver's ridge "
+                f"({error.__cause__}): the marginal pairs (n_penalty_pairs={self.n_penalty_pairs!r}) join "
+                "nearly identical samples with different labels, so the penalty graph has almost no spread; "
+                "raise n_penalty_pairs, or remove near-duplicate samples that carry different labels.") from error
 
     def _problem(self, X, y):
         check_n_pairs(self.n_penalty_pairs)

@@ -13,6 +13,7 @@ from sklearn.exceptions import ConvergenceWarning
 from locproj.methods._base import RankDeficiencyWarning
 from locproj.methods.srda import SpectralRegressionDiscriminantAnalysis as SRDA
 from locproj.methods.srda import srda_responses
+from locproj.registry import METHODS
 
 
 def _gram_schmidt_responses(y):
@@ -124,6 +125,20 @@ def test_columns_follow_the_gram_schmidt_order_and_sign():
     for k in range(3):
         assert means[k, k] > 0 and np.all(means[k + 1:, k] < 0)
         np.testing.assert_allclose(means[:k, k], 0.0, atol=0.1 * means[k, k])
+
+
+def test_a_prefix_of_columns_depends_on_the_label_order_and_the_whole_span_does_not():
+    """Why the registry has SRDA unordered (p is its n_components, not every prefix of one fit): renaming
+    the classes reorders Gram-Schmidt, which moves the first column but keeps the span of all c - 1."""
+    X, y = _classes(c=4, shift=2.0)
+    renamed = {label: new for label, new in zip(np.unique(y), np.unique(y)[::-1])}
+    y_renamed = np.array([renamed[label] for label in y])
+    A = SRDA().fit(X, y).components_.T
+    B = SRDA().fit(X, y_renamed).components_.T
+    assert _max_angle(A[:, :1], B[:, :1]) > 0.3
+    assert _max_angle(A, B) < 1e-8
+    assert not METHODS["srda"].ordered
+    assert all(spec.ordered for name, spec in METHODS.items() if name != "srda")
 
 
 # --------------------------------------------------------------------------- LDA

@@ -95,8 +95,8 @@ class MethodSpec:
         ``bound(n_samples, n_classes, n_features)``: most components available.
     ordered : bool
         Whether the first p columns of one fit are the p-dimensional projection, so that every p
-        is read from one fit (every built-in method); otherwise p is the ``n_components`` it is
-        fitted with.
+        is read from one fit (every built-in method but SRDA); otherwise p is the ``n_components``
+        it is fitted with.
     classifier : bool
         Whether it is a classifier with its own ``predict`` (LPK, GPK).
     source : dict, optional
@@ -131,12 +131,13 @@ class MethodSpec:
 
 
 def _builtin(name: str, cls: type, supervised: bool, bound: Callable[[int, int, int], int], fixed: dict | None = None,
-             classifier: bool = False) -> MethodSpec:
+             classifier: bool = False, ordered: bool = True) -> MethodSpec:
     """The built-in method ``name``: ``cls`` with the parameters ``fixed`` (those its config name
     fixes), taking every other parameter of ``cls().get_params()``."""
     fixed = fixed or {}
     params = tuple(key for key in cls().get_params() if key != "n_components" and key not in fixed)
-    return MethodSpec(name, partial(cls, **fixed) if fixed else cls, params, supervised, bound, classifier=classifier)
+    return MethodSpec(name, partial(cls, **fixed) if fixed else cls, params, supervised, bound, ordered=ordered,
+                      classifier=classifier)
 
 
 # pca: the full SVD, deterministic (scikit-learn's default is a randomised SVD when few components of
@@ -164,12 +165,14 @@ METHODS: dict[str, MethodSpec] = {
         _builtin("slle", SupervisedLLE, True, _rank_bound),
         _builtin("lpk", LocalProjectionKernelSVC, True, _raw_bound, classifier=True),
         _builtin("gpk", LocalProjectionKernelSVC, True, _raw_bound, {"n_regions": 1}, classifier=True),
-        # the rest of the graph-embedding family (Cai's toolbox, Yan et al.'s MFA) and SRDA's c - 1
+        # the rest of the graph-embedding family (Cai's toolbox, Yan et al.'s MFA) and SRDA, whose c - 1
+        # columns follow the order of the class labels (Gram-Schmidt), so that no prefix of them is the
+        # best p-dimensional projection: its p is its n_components (c - 1 by default)
         _builtin("lsda", LocalitySensitiveDiscriminantAnalysis, True, _rank_bound),
         _builtin("olpp", OrthogonalLPP, True, _rank_bound),
         _builtin("mfa", MarginalFisherAnalysis, True, _rank_bound),
         _builtin("isop", IsometricProjection, False, _rank_bound),
-        _builtin("srda", SpectralRegressionDiscriminantAnalysis, True, _class_bound),
+        _builtin("srda", SpectralRegressionDiscriminantAnalysis, True, _class_bound, ordered=False),
     ]
 }
 

@@ -12,7 +12,8 @@ the labels merged into two (:func:`labels`), and their ``decision_function``, ``
 staged decisions and ``history_`` are checked as well.  Where a case is inherently different
 for them (rank, number of classes, far-out new data) the test says so, as for SRDA (``c - 1``
 components), LSDA (a graph of all points), MFA (no ``supervised=False``; a penalty graph needs
-spread) and unsupervised isometric projection (a connected graph; its own section).
+spread) and isometric projection (a class or data set of at most ``n_neighbors + 1`` points is a
+complete graph, as in the authors' IsoP.m; its own section).
 """
 
 from __future__ import annotations
@@ -66,9 +67,10 @@ FACTORIES = {
     "mfa_one_pair": lambda k: MarginalFisherAnalysis(n_neighbors=k, n_penalty_pairs=1),
     "olpp": lambda k: OrthogonalLPP(n_neighbors=k),
     "olpp_unsupervised": lambda k: OrthogonalLPP(n_neighbors=k, supervised=False),
-    # supervised only: unsupervised, data()'s classes (3 units apart) disconnect the graph of k <= 2,
-    # which it refuses (infinite geodesics); see the section "unsupervised isometric projection"
+    # pairs without a path (other classes, other components) get the far distance; small classes
+    # (or data sets) are complete graphs
     "isop": lambda k: IsometricProjection(n_neighbors=k, supervised=True),
+    "isop_unsupervised": lambda k: IsometricProjection(n_neighbors=k),
     # no neighbours (k unused): c - 1 ridge regressions
     "srda": lambda k: SpectralRegressionDiscriminantAnalysis(),
     "srda_lsqr": lambda k: SpectralRegressionDiscriminantAnalysis(solver="lsqr", tol=1e-12),
@@ -77,17 +79,19 @@ NAMES = list(FACTORIES)
 # linear projections whose components come from the solver's PCA space (rank of the centred data);
 # OLPP's sequential solve uses the same PCA basis and the same checks
 SOLVER_LINEAR = ["lpp", "lpp_unsupervised", "llp", "lea", "lea_d_to_1", "lfda", "lsda", "lsda_all_pairs", "mfa",
-                 "mfa_one_pair", "olpp", "olpp_unsupervised", "isop"]
+                 "mfa_one_pair", "olpp", "olpp_unsupervised", "isop", "isop_unsupervised"]
 # supervised kNN graphs: every class needs more than n_neighbors samples
-SUPERVISED_KNN = ["lpp", "klpp", "llp", "lea", "lea_d_to_1", "mfa", "mfa_one_pair", "olpp", "isop"]
+SUPERVISED_KNN = ["lpp", "klpp", "llp", "lea", "lea_d_to_1", "mfa", "mfa_one_pair", "olpp"]
 # ... of which MFA has no supervised=False to suggest: its intrinsic graph is within-class by definition
 ALWAYS_SUPERVISED_KNN = ["mfa", "mfa_one_pair"]
 # unsupervised kNN graphs (LSDA's of all points, labels ignored): more than n_neighbors samples
 UNSUPERVISED_KNN = ["lpp_unsupervised", "slle", "olpp_unsupervised", "lsda"]
 # c - 1 components from the class means, not the rank of the data
 SRDA = ["srda", "srda_lsqr"]
+# a group of at most n_neighbors + 1 points is a complete graph (IsoP.m): any class size, any k
+COMPLETE_WHEN_SMALL = ["isop", "isop_unsupervised"]
 BINARY = ["lpk", "gpk"]
-SUPERVISED = SUPERVISED_KNN + ["lfda", "fisherfaces", "lsda", "lsda_all_pairs"] + SRDA + BINARY
+SUPERVISED = SUPERVISED_KNN + ["lfda", "fisherfaces", "lsda", "lsda_all_pairs", "isop"] + SRDA + BINARY
 
 
 def make(name: str, n_neighbors: int = 2, **params):
@@ -335,7 +339,7 @@ def test_identical_classes(name):
 @pytest.mark.parametrize("name", SUPERVISED)
 def test_one_class_is_refused(name):
     X, _ = data()
-    has_switch = name in SUPERVISED_KNN and name not in ALWAYS_SUPERVISED_KNN
+    has_switch = name in SUPERVISED_KNN + ["isop"] and name not in ALWAYS_SUPERVISED_KNN
     fix = "or set supervised=False" if has_switch else r"two classes\.$"
     with pytest.raises(ValueError, match=f"needs at least 2 classes in y, got 1 \\(class 0\\).*{fix}"):
         fit_transform(make(name), X, np.zeros(len(X), dtype=int))
@@ -379,7 +383,8 @@ def test_class_of_one_sample(name):
         no_warnings_fit(estimator, X, y)
         assert estimator.n_support_[1] == 1 and 11 in estimator.support_
     else:  # LFDA's local scaling accepts it; unsupervised methods ignore y; LSDA's graph is over
-        # all points (the lone sample has neighbours, of other classes); SRDA: one more response
+        # all points (the lone sample has neighbours, of other classes); SRDA: one more response;
+        # isometric projection: a class of one point, far from the others
         no_warnings_fit(make(name), X, y)
 
 
@@ -411,12 +416,17 @@ def test_values_just_inside_the_limits_fit(name, scale):
     if name == "klpp" and scale < 1:  # the RBF kernel (gamma = 1 / d) is 1 everywhere: not scale-free
         with pytest.raises(ValueError, match="kernel matrix is numerically zero"):
             fit_transform(make(name), X * scale, y)
+    elif name in COMPLETE_WHEN_SMALL and scale > 1:   # 1000 times the largest distance: a limit 1000 times lower
+        with pytest.raises(ValueError, match=r"IsometricProjection: X has entries up to .*far distances .*1000 "
+                           r"times.*overflow float64 \(limit .*\); rescale X first"):
+            fit_transform(make(name), X * scale, y)
+        fit_transform(make(name), X * scale / 1000, y)
     else:
         fit_transform(make(name), X * scale, y)
 
 
 @pytest.mark.parametrize("name", ["lpp", "lea", "lfda", "fisherfaces", "gpk", "lsda", "lsda_all_pairs", "mfa",
-                                  "olpp", "isop"])
+                                  "olpp", "isop", "isop_unsupervised"])
 def test_large_values_below_the_limit_scale(name):
     # scale-invariant methods: 2^300 X (exact scaling) gives the same unit-length components
     X, y = data()
@@ -516,8 +526,8 @@ def test_fewer_samples_than_neighbours(name):
     elif name in SUPERVISED_KNN:
         with pytest.raises(ValueError, match=r"n_neighbors=6 but class 0 has only 3 samples; use n_neighbors <= 2"):
             fit_transform(make(name, n_neighbors=6), X, y)
-    else:  # LFDA caps its local scaling at the class size; Fisherfaces, SRDA, LPK and LSDA with all
-        # pairs have no neighbours
+    else:  # LFDA caps its local scaling at the class size; isometric projection links every pair of a
+        # small class (or data set); Fisherfaces, SRDA, LPK and LSDA with all pairs have no neighbours
         no_warnings_fit(make(name, n_neighbors=6), X, y)
     if name == "lsda":  # LSDA's graph is over all points: classes smaller than n_neighbors + 1 fit
         assert no_warnings_fit(make(name, n_neighbors=5), X, y).shape == (6, 5)
@@ -534,6 +544,10 @@ def test_two_samples(name):
     elif name in SUPERVISED_KNN:
         with pytest.raises(ValueError, match="class 0 has only 1 sample"):
             fit_transform(make(name, n_neighbors=1), X, y)
+    elif name == "isop":   # every class a point: the far distance, 1000 times the largest within-class one, is 0
+        with pytest.raises(ValueError, match=r"the samples of every class coincide.*far distance.*is 0.*pass classes "
+                           r"with at least two distinct samples, or use supervised=False"):
+            fit_transform(make(name, n_neighbors=1), X, y)
     else:  # one neighbour each; SLLE: 1 component from 2 samples; LPK: both are support vectors;
         # LSDA (graph over all points): the pair is a between-class edge; SRDA: c - 1 = 1 component
         assert no_warnings_fit(make(name, n_neighbors=1), X, y).shape[0] == 2
@@ -546,42 +560,25 @@ def test_one_sample_is_refused(name):
         fit_transform(make(name), X[:1], y[:1])
 
 
-# --------------------------------------------------------------------------- unsupervised isometric projection
-# Not in FACTORIES: on data() (classes 3 units apart) its 2-nearest-neighbour graph is the three
-# classes, geodesic distances between them are infinite, and it refuses.  Here: that refusal, and
-# the cases that differ from the supervised entry (the shared checks of X are the same) on k = 3.
+# --------------------------------------------------------------------------- isometric projection
 
 
-def test_isop_unsupervised_refuses_a_disconnected_graph_or_too_many_neighbours():
-    X, _ = data()
-    with pytest.raises(ValueError, match=r"2-nearest-neighbour graph has 3 connected components \(sizes 4, 4, "
-                       r"4\).*infinite; raise n_neighbors.*or use supervised=True"):
-        fit_transform(IsometricProjection(n_neighbors=2), X, None)
-    # every row three times, k = 2: each point's neighbours are its own copies
-    with pytest.raises(ValueError, match=r"has 6 connected components \(sizes 3, 3, 3, 3, 3, \.\.\.\)"):
-        fit_transform(IsometricProjection(n_neighbors=2), np.repeat(data(n_per_class=2)[0], 3, axis=0), None)
-    with pytest.raises(ValueError, match=r"n_neighbors=12 but the data set has only 12 samples; use n_neighbors <= 11"):
-        fit_transform(IsometricProjection(n_neighbors=12), X, None)
-
-
-def test_isop_unsupervised_on_a_connected_graph():
-    X, _ = data()
-    isop = IsometricProjection
+def test_isop_disconnected_graphs_and_duplicates_fit():
+    """Where IsoP.m has infinite geodesics -- between the components of a kNN graph, inside a class
+    whose kNN graph falls apart -- the far distance; duplicated points are joined at distance 0.
+    Only directions with a positive eigenvalue are kept, so duplicates may leave fewer than the rank."""
+    X, y = data()
+    assert no_warnings_fit(IsometricProjection(n_neighbors=2), X, None).shape == (12, 5)
+    copies = np.repeat(data(n_per_class=2)[0], 3, axis=0)   # every row three times: 6 groups of copies
+    assert no_warnings_fit(IsometricProjection(n_neighbors=2), copies, None).shape[0] == 18
+    supervised = IsometricProjection(n_neighbors=1, supervised=True)
+    assert no_warnings_fit(supervised, copies, np.arange(18) % 2).shape[0] == 18
     X_dup = X.copy()
-    X_dup[4], X_dup[8], X_dup[5] = X[0], X[0], X[1]  # duplicate rows
-    assert no_warnings_fit(isop(n_neighbors=3), X_dup, None).shape == (12, 5)
-    # rank one (the points on a line need k = 4 to connect)
-    with pytest.warns(RankDeficiencyWarning, match=r"kept 1 component of .* = 5: .* have rank 1"):
-        assert fit_transform(isop(n_neighbors=4), _rank_one()[0], None).shape == (12, 1)
-    for scale in (0.5 * np.sqrt(np.finfo(np.float64).max) / (2.0 * X.size) / np.abs(X).max(), 1e-130):
-        fit_transform(isop(n_neighbors=3), X * scale, None)
-    a, b = isop(n_neighbors=3).fit(X), isop(n_neighbors=3).fit(X * 2.0**300)
-    np.testing.assert_allclose(b.components_, a.components_, rtol=1e-6, atol=1e-9)
-    assert no_warnings_fit(isop(n_neighbors=1), data(n_per_class=1, n_classes=2)[0], None).shape == (2, 1)
-    for X_in, X_ref in _layouts()[0].values():
-        ref = no_warnings_fit(isop(n_neighbors=3), X_ref, None)
-        np.testing.assert_allclose(no_warnings_fit(isop(n_neighbors=3), X_in, None), ref, rtol=1e-10,
-                                   atol=1e-12 * np.abs(ref).max())
+    X_dup[4], X_dup[8], X_dup[5] = X[0], X[0], X[1]
+    for supervised in (False, True):
+        estimator = IsometricProjection(n_neighbors=3, supervised=supervised).fit(X_dup, y)
+        assert 0 < estimator.n_components_ <= 5 and np.all(estimator.eigenvalues_ > 0)
+        assert np.all(np.isfinite(estimator.transform(X_dup)))
 
 
 # --------------------------------------------------------------------------- coverage

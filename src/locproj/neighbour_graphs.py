@@ -8,8 +8,9 @@ neighbourhoods, the weights that reconstruct each point from its neighbours (LLE
 * :func:`kneighbors` -- (supervised) k-nearest-neighbour search, the sparsity pattern;
 * :func:`binary_weights`, :func:`heat_weights` -- LPP affinities (paper 000 §6.2, 003 eq. 12);
 * :func:`laplacian`, :func:`laplacian_factor`, :func:`symmetrize` -- matrix algebra on graphs;
-* :func:`geodesic_graph`, :func:`geodesic_distances`, :func:`isometric_tau` -- shortest paths on the
-  neighbour graph and their double-centred squares (isometric projection).
+* :func:`geodesic_graph`, :func:`geodesic_distances`, :func:`isometric_distances`,
+  :func:`isometric_tau` -- shortest paths on the neighbour graph, the distances of isometric
+  projection (a far value where there is no path) and their double-centred squares.
 
 The graphs built from the labels (LDA's, LFDA's, LSDA's, MFA's) are in :mod:`locproj.class_graphs`.
 
@@ -44,11 +45,13 @@ __all__ = [
     "Components",
     "geodesic_graph",
     "geodesic_distances",
+    "isometric_distances",
     "double_centred_squares",
     "isometric_tau",
 ]
 
 _CHUNK = 512  # rows per batch in the batched local solves (bounds memory at chunk*k*d floats)
+FAR_RATIO = 1000.0  # isometric projection: a distance with no path is this many times the largest (IsoP.m's INFratio)
 
 
 @dataclass(frozen=True)
@@ -424,20 +427,51 @@ def double_centred_squares(G: np.ndarray) -> np.ndarray:
     return tau
 
 
-def isometric_tau(graph, parts: Components | None = None):
-    """``tau(D_G)`` of the geodesic distances on ``graph``, block-diagonal over its connected
-    components: each block is ``tau`` of the geodesic distances within one component, the entries
-    between components are 0.  A dense ``(n, n)`` array for a connected graph, else a
-    :class:`~locproj.neighbour_graphs.BlockDiagonal`."""
-    parts = Components.of(graph) if parts is None else parts
-    if len(parts.sizes) == 1:
-        return double_centred_squares(geodesic_distances(graph))
-    graph = sparse.csr_array(graph)
-    blocks, index = [], []
-    for size, _, members in parts.by_size():
-        stack = np.empty((len(members), size, size))
-        for b, points in enumerate(members):
-            stack[b] = double_centred_squares(geodesic_distances(graph[points][:, points]))
-        blocks.append(stack)
-        index.append(members)
-    return BlockDiagonal(blocks=tuple(blocks), index=tuple(index), n=graph.shape[0])
+def isometric_distances(X, n_neighbors, y=None, far_ratio: float = FAR_RATIO) -> np.ndarray:
+    """Isometric projection's distances ``D``, as the authors' ``IsoP.m`` builds them.
+
+    Geodesic distances on the symmetric kNN graph (:func:`geodesic_graph`), within each class when
+    ``y`` is given: a class whose size is at most ``n_neighbors + 1`` (or ``n_neighbors='all'``)
+    is a complete graph, so its distances are Euclidean (as ``IsoP.m`` for ``k >= n_c``, and the
+    ``k``-graph of ``n_c - 1`` neighbours is complete too); without labels, ``n_neighbors >=
+    n - 1`` is the complete graph (``IsoP.m`` refuses ``k >= n``).  Every other distance -- between
+    classes, and between the connected components of a graph -- is ``far_ratio`` times the largest
+    Euclidean distance (within a class when ``y`` is given): ``IsoP.m``'s "effectively infinite
+    distance" (``INFratio = 1000``).  ``IsoP.m`` leaves a disconnected class graph infinite, which
+    makes its ``tau`` NaN; here those distances are the same far value.  A dense ``(n, n)`` array.
+    """
+    X = check_finite(X)
+    n = len(X)
+    if y is None:
+        groups = [np.arange(n)]
+    else:
+        groups = _class_groups(y)[1]
+    k = _neighbour_count(n_neighbors)
+    D = np.full((n, n), np.inf)
+    largest = 0.0
+    for g in groups:
+        euclidean = cdist(X[g], X[g])
+        largest = max(largest, float(euclidean.max(initial=0.0)))
+        complete = k >= len(g) - 1
+        D[np.ix_(g, g)] = euclidean if complete else geodesic_distances(geodesic_graph(kneighbors(X[g], int(k))))
+    if largest == 0:   # only reachable with labels: the data themselves are not constant
+        raise ValueError(
+            "isometric projection: the samples of every class coincide, so the largest within-class distance "
+            "is 0 and so is the far distance between classes (1000 times it): every distance is 0 and there "
+            "is nothing to project; pass classes with at least two distinct samples, or use supervised=False.")
+    D[np.isinf(D)] = far_ratio * largest
+    return D
+
+
+def _neighbour_count(n_neighbors) -> float:
+    """``n_neighbors`` (a positive int, or 'all': infinite) as a number; else a ``ValueError``."""
+    if isinstance(n_neighbors, str) and n_neighbors == "all":
+        return np.inf
+    _check_n_neighbors(n_neighbors, np.iinfo(np.int64).max, "the data set")
+    return int(n_neighbors)
+
+
+def isometric_tau(D: np.ndarray) -> np.ndarray:
+    """``tau(D)`` symmetrised as ``IsoP.m`` does (``max(tau, tau^T)``: equal up to rounding)."""
+    tau = double_centred_squares(D)
+    return np.maximum(tau, tau.T)

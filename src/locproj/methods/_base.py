@@ -136,6 +136,16 @@ def scale_columns(P: np.ndarray, column_scaling: str, constraint_scale: float = 
     return P / np.where(norms > 0, norms, 1.0)
 
 
+def leading_above(estimator, eigenvalues: np.ndarray, floor: float, why: str) -> slice:
+    """The leading columns whose eigenvalue (descending) exceeds ``floor``; a ``ValueError`` naming
+    the estimator and ``why`` there is none."""
+    count = int(np.count_nonzero(eigenvalues > floor))
+    if count == 0 and len(eigenvalues):
+        raise ValueError(f"{type(estimator).__name__}: no direction has an eigenvalue above {floor:.3g} ({why}); "
+                         "check for duplicated samples or try other parameters.")
+    return slice(0, count)
+
+
 class LinearProjection(TransformerMixin, BaseEstimator):
     """Base class of every linear projection: ``transform`` and the supervision tag.
 
@@ -171,6 +181,11 @@ class GraphEmbeddingTransformer(LinearProjection):
     def _problem(self, X: np.ndarray, y: np.ndarray | None) -> GraphProblem:  # pragma: no cover
         raise NotImplementedError
 
+    def _kept(self, eigenvalues: np.ndarray, rank: int) -> slice:
+        """The solver's columns the projection keeps: all of them, unless a method drops those whose
+        eigenvalue its authors' code drops (:func:`leading_above`)."""
+        return slice(None)
+
     def fit(self, X, y=None):
         """Learn the projection from training data ``X`` (and labels ``y`` when supervised)."""
         X, y = validate_fit_data(self, X, y, self._needs_labels())
@@ -180,10 +195,11 @@ class GraphEmbeddingTransformer(LinearProjection):
         if emb.rank == 0:  # unreachable after check_fit_values, kept as the contract's backstop
             raise ValueError(f"{type(self).__name__}: the centred training data have numerical rank 0; "
                              "pass samples that differ, or rescale X.")
-        P = scale_columns(emb.components, self.column_scaling, problem.constraint_scale)
+        kept = self._kept(emb.eigenvalues, emb.rank)
+        P = scale_columns(emb.components[:, kept], self.column_scaling, problem.constraint_scale)
         self.components_ = P.T
         self.mean_ = emb.mean
-        self.eigenvalues_ = emb.eigenvalues
+        self.eigenvalues_ = emb.eigenvalues[kept]
         self.n_components_ = P.shape[1]
         warn_rank_deficient(self, emb.rank, *X.shape,
                             f"the centred training data have rank {emb.rank}")

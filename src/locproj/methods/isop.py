@@ -4,73 +4,98 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..neighbour_graphs import BlockDiagonal, Components, geodesic_graph, isometric_tau, kneighbors
+from ..neighbour_graphs import FAR_RATIO, isometric_distances, isometric_tau
 from ..solvers import solve_embedding
-from ._base import GraphEmbeddingTransformer, GraphProblem, scale_columns, validate_fit_data, warn_rank_deficient
+from ._base import (
+    GraphEmbeddingTransformer,
+    GraphProblem,
+    leading_above,
+    scale_columns,
+    validate_fit_data,
+    warn_rank_deficient,
+)
 
 
-def isop_tau(X, y, n_neighbors, supervised: bool):
-    """``tau(D_G)`` on the (supervised) kNN graph of ``X``.  Unsupervised, the graph must be
-    connected (geodesic distances between components are infinite): else a ``ValueError``."""
-    graph = geodesic_graph(kneighbors(X, n_neighbors, y if supervised else None))
-    parts = Components.of(graph)
-    if not supervised and len(parts.sizes) > 1:
-        raise ValueError(
-            f"IsometricProjection: the {n_neighbors}-nearest-neighbour graph has {len(parts.sizes)} "
-            f"connected components (sizes {_listed(np.sort(parts.sizes)[::-1])}), so the geodesic "
-            "distances between them are infinite; raise n_neighbors until the graph is connected "
-            "(or use supervised=True, which treats each component on its own).")
-    return isometric_tau(graph, parts)
+def isop_tau(X, y, n_neighbors, supervised: bool) -> np.ndarray:
+    """``tau(D)`` of isometric projection's distances (:func:`~locproj.neighbour_graphs.isometric_distances`),
+    double-centred once over all ``n`` points and symmetrised, as the authors' ``IsoP.m``."""
+    return isometric_tau(isometric_distances(X, n_neighbors, y if supervised else None))
 
 
-def power_of_two_normalised(tau):
-    """``(2^-e tau, e)`` with ``max|2^-e tau|`` in ``[1/2, 1)`` (``e = 0`` for ``tau = 0``): an exact
-    rescaling.  ``tau`` has the scale of squared distances, so ``X~^T tau X~`` would have that of
-    their squares (overflowing or underflowing float64 for data far from unit scale)."""
-    stacks = tau.blocks if isinstance(tau, BlockDiagonal) else (tau,)
-    largest = max(float(np.abs(stack).max(initial=0.0)) for stack in stacks)
+def power_of_two_normalised(A: np.ndarray) -> tuple[np.ndarray, int]:
+    """``(2^-e A, e)`` with ``max|2^-e A|`` in ``[1/2, 1)`` (``e = 0`` for ``A = 0``): an exact
+    rescaling.  ``tau`` has the scale of squared distances -- times ``10^6`` for the far ones --
+    and ``X~^T tau X~`` that of their squares, which overflow or underflow float64 for data far
+    from unit scale; so ``tau`` is built from ``X`` normalised so and normalised itself."""
+    largest = float(np.abs(A).max(initial=0.0))
     exponent = int(np.frexp(largest)[1]) if largest > 0 else 0
-    if isinstance(tau, BlockDiagonal):
-        blocks = tuple(np.ldexp(stack, -exponent) for stack in tau.blocks)
-        return BlockDiagonal(blocks=blocks, index=tau.index, n=tau.n), exponent
-    return np.ldexp(tau, -exponent), exponent
+    return np.ldexp(A, -exponent), exponent
 
 
-def _listed(sizes: np.ndarray, most: int = 5) -> str:
-    shown = ", ".join(str(int(s)) for s in sizes[:most])
-    return shown + (", ..." if len(sizes) > most else "")
+# tau's far between-class distances make its leading eigenvalues ~1e6 times the others: gaps of 1e-9 of
+# the largest (the solver's default tolerance for equal eigenvalues) are real there, rounding is ~r eps
+_DEGENERATE_RTOL = 1e-12
+
+
+def check_far_magnitude(X: np.ndarray) -> None:
+    """A ``ValueError`` for data whose far distances (:data:`~locproj.neighbour_graphs.FAR_RATIO`
+    times the largest) would make the eigenvalues overflow float64: a limit ``FAR_RATIO`` times
+    below that of :func:`~locproj.methods._base.check_fit_values`."""
+    n, d = X.shape
+    limit = np.sqrt(np.finfo(np.float64).max) / (2.0 * n * d) / FAR_RATIO
+    largest = float(np.abs(X).max(initial=0.0))
+    if largest > limit:
+        raise ValueError(
+            f"IsometricProjection: X has entries up to {largest:.3g} in absolute value, and the far distances "
+            f"between classes or components ({FAR_RATIO:g} times the largest distance) would make the "
+            f"eigenvalues overflow float64 (limit {limit:.3g} for {n} x {d} data); rescale X first, e.g. "
+            "X / np.abs(X).max() or sklearn.preprocessing.StandardScaler.")
+
+
+def positive_floor(eigenvalues: np.ndarray, rank: int) -> float:
+    """The rounding level ``rank * eps * lambda_1`` of the eigenproblem (eigenvalues descending):
+    the directions above it have a clearly positive eigenvalue.  ``IsoP.m`` keeps those at or above
+    ``1e-3``, a threshold in the data's units."""
+    return rank * np.finfo(np.float64).eps * max(float(eigenvalues[0]), 0.0) if len(eigenvalues) else 0.0
 
 
 class IsometricProjection(GraphEmbeddingTransformer):
-    """Isometric Projection (IsoP), a linear Isomap.
+    """Isometric Projection (IsoP), a linear Isomap, as the authors' ``IsoP.m`` computes it.
 
     Geodesic distances ``D_G`` are the shortest paths on the symmetric kNN graph (an edge where
     either point is among the other's ``n_neighbors`` nearest; edge lengths the Euclidean
-    distances), and ``tau(D_G) = -H S H / 2`` (``S`` the squared geodesic distances, ``H`` the
-    centring matrix) their inner products, as in Isomap.  IsoP finds the linear map whose inner
-    products match ``tau(D_G)``: maximise ``a^T X tau(D_G) X^T a`` subject to ``a^T X X^T a = 1``,
-    i.e. ``X tau(D_G) X^T a = lambda X X^T a`` with the largest eigenvalues (Cai et al. 2007, the
+    distances), and ``tau(D_G) = -H S H / 2`` (``S`` the squared distances, ``H`` the centring
+    matrix) their inner products, as in Isomap.  IsoP finds the linear map whose inner products
+    match ``tau(D_G)``: maximise ``a^T X tau(D_G) X^T a`` subject to ``a^T X X^T a = 1``, i.e.
+    ``X tau(D_G) X^T a = lambda X X^T a`` with the largest eigenvalues (Cai et al. 2007, the
     linearised Isomap objective and its eigenproblem), solved by
     :func:`locproj.solvers.solve_embedding` after centring and its PCA pre-step (``tau 1 = 0``:
     centring leaves the objective unchanged, and the constraint is the total scatter).
-    ``tau(D_G)`` is a dense ``n x n`` matrix: memory and the product ``X^T tau X`` grow as ``n^2``.
 
-    ``supervised=True`` keeps only the edges within a class, so the graph has at least one
-    connected component per class.  Geodesic distances between components are infinite, so each
-    component is treated on its own: ``tau(D_G)`` is block-diagonal, each block the double-centred
-    squared geodesic distances within one component, zero between components.  The objective then
-    sums the within-component inner-product matches (every component centred on its own mean).
-    Unsupervised, a disconnected graph is an error (raise ``n_neighbors``).
+    A pair with no path between them -- points of different classes when ``supervised``, points
+    of different connected components of the graph -- gets 1000 times the largest Euclidean
+    distance (within a class when ``supervised``), the authors' "effectively infinite distance"
+    (:func:`~locproj.neighbour_graphs.isometric_distances`), and ``tau`` double-centres all ``n``
+    points at once.  Supervised, the between-class distances then dominate ``tau``: its leading
+    ``c - 1`` directions put each class at nearly one point (on data with more dimensions than
+    samples, exactly up to rounding), and the later ones follow the geodesics within the classes.
+    A class with at most ``n_neighbors + 1`` points is a complete graph (Euclidean distances).
+    ``tau`` is a dense ``n x n`` matrix: memory and the product ``X^T tau X`` grow as ``n^2``.
+
+    Directions whose eigenvalue is not clearly positive -- ``tau`` need not be positive
+    semi-definite, geodesics not being Euclidean -- are dropped, as ``IsoP.m`` drops eigenvalues
+    below ``1e-3``.  Here the threshold is scale-free: the rounding level ``r eps lambda_1`` of
+    the ``r x r`` eigenproblem (:func:`positive_floor`).
 
     Parameters
     ----------
     n_components : int or None, default=None
-        Number of projections; None keeps all (the rank of the centred data).  Nested.
+        Number of projections; None keeps all (those with a positive eigenvalue).  Nested.
     n_neighbors : int or 'all', default=5
         Neighbours per point (within its class when ``supervised``); 'all' makes geodesic
-        distances Euclidean (IsoP is then PCA).
+        distances Euclidean (unsupervised, IsoP is then PCA).
     supervised : bool, default=False
-        Link only points of the same class (see above).
+        Link only points of the same class (``IsoP.m``'s ``NeighborMode = 'Supervised'``).
     column_scaling : {'unit', 'constraint'}, default='unit'
         'unit': unit-length columns; 'constraint': ``P^T X X^T P = I`` (centred ``X``).
 
@@ -79,14 +104,15 @@ class IsometricProjection(GraphEmbeddingTransformer):
     components_ : ndarray of shape (n_components_, n_features)
     mean_ : ndarray of shape (n_features,)
     eigenvalues_ : ndarray of shape (n_components_,)
-        Generalized eigenvalues ``a^T X tau X^T a / a^T X X^T a``, descending (``tau`` need not be
-        positive semi-definite: geodesic distances are not always Euclidean).
+        Generalized eigenvalues ``a^T X tau X^T a / a^T X X^T a``, descending, all positive.
     n_components_ : int
 
     References
     ----------
     D. Cai, X. He and J. Han, "Isometric Projection", Proceedings of the 22nd AAAI Conference on
     Artificial Intelligence (AAAI), 2007.
+    D. Cai, ``IsoP.m`` (``options.k``, ``options.NeighborMode``, ``INFratio = 1000``), the authors'
+    MATLAB code.
     J. B. Tenenbaum, V. de Silva and J. C. Langford, "A Global Geometric Framework for Nonlinear
     Dimensionality Reduction", Science 290:2319-2323, 2000 (``tau`` and the geodesic distances).
     """
@@ -100,19 +126,30 @@ class IsometricProjection(GraphEmbeddingTransformer):
     def _problem(self, X, y):
         return GraphProblem(L=isop_tau(X, y, self.n_neighbors, self.supervised), B=None, maximize=True)
 
+    def _kept(self, eigenvalues, rank):
+        return leading_above(self, eigenvalues, positive_floor(eigenvalues, rank),
+                             "tau(D_G) has no positive direction on these data")
+
     def fit(self, X, y=None):
         """Learn the projection from training data ``X`` (and labels ``y`` when supervised).
 
-        The solver gets ``tau`` scaled by an exact power of two (:func:`power_of_two_normalised`):
-        the same components, ``eigenvalues_`` scaled back exactly."""
+        ``tau`` is built from ``X`` scaled by an exact power of two and the solver gets it scaled
+        so too (:func:`power_of_two_normalised`): the same components, ``eigenvalues_`` scaled back
+        exactly.  Eigenvalues count as equal only within ``1e-12`` of the largest (the solver's
+        default is ``1e-9``), so that the columns keep ``IsoP.m``'s order."""
         X, y = validate_fit_data(self, X, y, self._needs_labels())
-        problem = self._problem(X, y)
+        check_far_magnitude(X)
+        X_unit, x_exponent = power_of_two_normalised(X)
+        problem = self._problem(X_unit, y)
         tau, exponent = power_of_two_normalised(problem.L)
-        emb = solve_embedding(X, tau, problem.B, n_components=self.n_components, maximize=problem.maximize)
-        P = scale_columns(emb.components, self.column_scaling, problem.constraint_scale)
+        emb = solve_embedding(X, tau, problem.B, n_components=self.n_components, maximize=problem.maximize,
+                              degenerate_rtol=_DEGENERATE_RTOL)
+        keep = self._kept(emb.eigenvalues, emb.rank)
+        P = scale_columns(emb.components[:, keep], self.column_scaling, problem.constraint_scale)
         self.components_ = P.T
         self.mean_ = emb.mean
-        self.eigenvalues_ = np.ldexp(emb.eigenvalues, exponent)
+        self.eigenvalues_ = np.ldexp(emb.eigenvalues[keep], exponent + 2 * x_exponent)   # tau(X) = 4^e tau(X_unit)
         self.n_components_ = P.shape[1]
         warn_rank_deficient(self, emb.rank, *X.shape, f"the centred training data have rank {emb.rank}")
         return self
+

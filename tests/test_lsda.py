@@ -84,12 +84,26 @@ def test_matches_a_dense_solution_of_the_equations(k, beta, shape):
     X, y = _data(n_per_class=shape[0], d=shape[1])
     est = LSDA(n_neighbors=k, beta=beta).fit(X, y)
     lam, P = _reference(X, *_dense_problem(X, y, k, beta))
-    assert est.n_components_ == len(lam) == min(len(y) - 1, X.shape[1])
-    np.testing.assert_allclose(est.eigenvalues_, lam, rtol=1e-8, atol=1e-10 * np.abs(lam).max())
+    assert len(lam) == min(len(y) - 1, X.shape[1])
+    kept = est.n_components_                  # LSDA.m's cut: eigenvalues below 1e-10 (1 - beta) dropped
+    assert np.all(lam[:kept] > 1e-10 * (1 - beta)) and np.all(lam[kept:] < 1e-9)
+    np.testing.assert_allclose(est.eigenvalues_, lam[:kept], rtol=1e-8, atol=1e-10 * np.abs(lam).max())
     assert len(_cuts(lam)) >= (1 if k == 0 else 4)  # all pairs: see the next test
-    for p in _cuts(lam):
+    for p in _cuts(lam[:kept]):
         assert _max_angle(est.components_[:p].T, P[:, :p]) < 1e-6, p
     np.testing.assert_allclose(np.linalg.norm(est.components_, axis=1), 1.0)
+
+
+def test_drops_the_directions_whose_eigenvalue_is_not_positive():
+    """As LSDA.m: with k = 2 on overlapping classes X W_w X^T is indefinite, and exactly the
+    directions with an eigenvalue below 1e-10 (1 - beta) go; the others are the same columns."""
+    X, y = _data(n_per_class=10, d=12, seed=7)
+    est = LSDA(n_neighbors=2, beta=0.2).fit(X, y)
+    lam, _ = _reference(X, *_dense_problem(X, y, 2, 0.2))
+    assert np.sum(lam < 0) >= 1 and est.n_components_ == np.sum(lam >= 1e-10 * 0.8) < len(lam)
+    full = solve_embedding(X, *_dense_problem(X, y, 2, 0.2), maximize=True)
+    unit = full.components[:, : est.n_components_] / np.linalg.norm(full.components[:, : est.n_components_], axis=0)
+    np.testing.assert_allclose(est.components_.T, unit, atol=1e-10)
 
 
 def test_all_pairs_and_equal_classes_is_lda_plus_a_constant():
@@ -126,7 +140,9 @@ def test_beta_zero_is_binary_lpp_on_the_within_class_graph(shape):
     W_w, _ = lsda_graphs(X, y, 5)
     D_w = np.diag(W_w.sum(axis=1))
     lpp = solve_embedding(X, D_w - W_w.toarray(), D_w)
-    np.testing.assert_allclose(est.eigenvalues_, 1.0 - lpp.eigenvalues, rtol=1e-9, atol=1e-9)
+    kept = est.n_components_                  # the cut drops LPP's eigenvalues at 1 (and above)
+    assert np.all(1.0 - lpp.eigenvalues[kept:] < 1e-10)
+    np.testing.assert_allclose(est.eigenvalues_, 1.0 - lpp.eigenvalues[:kept], rtol=1e-9, atol=1e-9)
     assert len(_cuts(lpp.eigenvalues)) >= 4
     for p in _cuts(lpp.eigenvalues):
         assert _max_angle(est.components_[:p].T, lpp.components[:, :p]) < 1e-6, p

@@ -7,9 +7,9 @@ from sklearn.decomposition import PCA
 from sklearn.neighbors import KNeighborsClassifier
 
 from locproj import results, selection
+from locproj.neighbour_counts import WITHIN_CLASS, NeighbourRule
 from locproj.results import read_result, write_result
 from locproj.selection import (
-    cap_neighbours,
     choose,
     cross_validate,
     resolve_grid,
@@ -40,6 +40,9 @@ def make_rolled(params):
     return RolledColumns(**params)
 
 
+WITHIN = NeighbourRule({"n_neighbors": WITHIN_CLASS})   # n_neighbors counts same-class neighbours
+
+
 def cube_problem(n_per_class, seed):
     """8 classes at the corners of a cube in the first 3 coordinates; 7 pure-noise coordinates."""
     rng = np.random.default_rng(seed)
@@ -55,18 +58,24 @@ def cube_problem(n_per_class, seed):
 def test_neighbour_grid_filters_below_m_and_resolves_m_minus_1():
     X, y = np.ones((20, 2)), np.repeat(np.arange(2), 10)
     spec = {"n_neighbors": [5, 10, 20, "m-1"]}
-    assert resolve_grid(spec, X, y, m=30) == [{"n_neighbors": v} for v in (5, 10, 20, 29)]
-    assert resolve_grid(spec, X, y, m=20) == [{"n_neighbors": v} for v in (5, 10, 19)]
-    assert resolve_grid(spec, X, y, m=6) == [{"n_neighbors": 5}]  # 5 and m-1=5 de-duplicated
-    assert resolve_grid(spec, X, y, m=5) == [{"n_neighbors": 4}]
-    assert resolve_grid(spec, X, y) == [{"n_neighbors": v} for v in (5, 9)]  # m from y
-    assert resolve_grid({"k": [5, "m-1"]}, X, y, m=5) == [{"k": 4}]
+    assert resolve_grid(spec, X, y, m=30, neighbours=WITHIN) == [{"n_neighbors": v} for v in (5, 10, 20, 29)]
+    assert resolve_grid(spec, X, y, m=20, neighbours=WITHIN) == [{"n_neighbors": v} for v in (5, 10, 19)]
+    assert resolve_grid(spec, X, y, m=6, neighbours=WITHIN) == [{"n_neighbors": 5}]  # 5 and m-1=5 de-duplicated
+    assert resolve_grid(spec, X, y, m=5, neighbours=WITHIN) == [{"n_neighbors": 4}]
+    assert resolve_grid(spec, X, y, neighbours=WITHIN) == [{"n_neighbors": v} for v in (5, 9)]  # m from y
+    k_within = NeighbourRule({"k": WITHIN_CLASS})
+    assert resolve_grid({"k": [5, "m-1"]}, X, y, m=5, neighbours=k_within) == [{"k": 4}]
+    # undeclared: "m-1" resolves, nothing is filtered
+    assert resolve_grid({"k": [5, "m-1"]}, X, y, m=5) == [{"k": 5}, {"k": 4}]
+    with pytest.raises(ValueError, match=r"grid for 'k' has no value < m=5: \[5, 8\] \(k counts neighbours within"):
+        resolve_grid({"k": [5, 8]}, X, y, m=5, neighbours=k_within)
 
 
 def test_heat_width_is_multiple_of_sigma0_squared_and_product_order():
     X = np.array([[3.0, 4.0], [0.0, 1.0]])  # norms 5 and 1 -> sigma0 = 3
     assert sigma0_squared(X) == 9.0
-    grid = resolve_grid({"n_neighbors": [5, "m-1"], "t": {"sigma0_sq_times": [0.0625, 1, 16]}}, X, [0, 1], m=7)
+    grid = resolve_grid({"n_neighbors": [5, "m-1"], "t": {"sigma0_sq_times": [0.0625, 1, 16]}}, X, [0, 1], m=7,
+                        neighbours=WITHIN)
     assert grid == [{"n_neighbors": k, "t": t} for k in (5, 6) for t in (0.5625, 9.0, 144.0)]
 
 
@@ -101,11 +110,12 @@ def test_cv_picks_informative_columns_and_p3():
 
 def test_cv_caps_neighbour_count_per_fold_and_records_it():
     X, y = cube_problem(5, seed=2)
-    grid = resolve_grid({"n_neighbors": [5, 10, 20, "m-1"]}, X, y, m=5)
+    grid = resolve_grid({"n_neighbors": [5, 10, 20, "m-1"]}, X, y, m=5, neighbours=WITHIN)
     assert grid == [{"n_neighbors": 4}]
-    cv = cross_validate(make_rolled, grid, X, y, n_folds=5, p_max=10, seed=0)  # fake asserts k < class count
+    # the fake asserts k < class count
+    cv = cross_validate(make_rolled, grid, X, y, n_folds=5, p_max=10, seed=0, neighbours=WITHIN)
     assert [(r["fold"], r["requested"], r["used"]) for r in cv.capped] == [(f, 4, 3) for f in range(5)]
-    assert cap_neighbours({"n_neighbors": 2, "t": 1.0}, y) == ({"n_neighbors": 2, "t": 1.0}, [])
+    assert WITHIN.cap({"n_neighbors": 2, "t": 1.0}, y) == ({"n_neighbors": 2, "t": 1.0}, [])
 
 
 def test_unavailable_p_is_nan():

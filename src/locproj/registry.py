@@ -13,7 +13,8 @@ drawn beside LEA in embedding figures.
 the ``r`` of each local projection.
 
 A built-in method is one line of :data:`METHODS`: its estimator class, the parameters its config
-name fixes, its bound and flags. The hyper-parameters it takes are the class's ``get_params()``
+name fixes, its bound and flags, and what each of its neighbour parameters counts
+(:mod:`locproj.neighbour_counts`). The hyper-parameters it takes are the class's ``get_params()``
 (besides ``n_components``) less the fixed ones, so a new method is its module plus that one line.
 
 A method entry of an experiment is either a built-in name (the entry's ``method`` key, else its
@@ -24,7 +25,8 @@ protocols have one path for every method.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Callable
@@ -51,6 +53,14 @@ from .methods import (
     SupervisedLLE,
 )
 from .methods.linear import LeadingPCA
+from .neighbour_counts import (
+    ALL_POINTS,
+    BETWEEN_CLASS_PAIRS,
+    WITHIN_CLASS,
+    WITHIN_CLASS_IF_SUPERVISED,
+    NeighbourRule,
+    check_declaration,
+)
 
 __all__ = ["MethodSpec", "METHODS", "bound_reason", "end_reason", "estimator_factory", "make_estimator",
            "max_components", "method_spec"]
@@ -102,6 +112,12 @@ class MethodSpec:
     source : dict, optional
         Where an estimator by import path comes from (:func:`locproj.own_methods.import_estimator`):
         recorded in every job's configuration.
+    neighbours : dict
+        What each of its neighbour parameters counts, ``{parameter: kind}``
+        (:mod:`locproj.neighbour_counts`); a parameter it does not name is not a neighbour count.
+    defaults : dict
+        The parameters of the estimator ``factory()`` builds (what a fit uses where neither a grid
+        point nor the entry's ``fixed`` sets a parameter).
     """
 
     name: str
@@ -112,6 +128,8 @@ class MethodSpec:
     ordered: bool = True
     classifier: bool = False
     source: dict | None = None
+    neighbours: Mapping[str, str] = field(default_factory=dict)
+    defaults: Mapping[str, object] = field(default_factory=dict)
 
     def make(self, **params) -> BaseEstimator:
         """Unfitted estimator with hyper-parameters ``params``; a ``ValueError`` names any it does not take."""
@@ -129,15 +147,28 @@ class MethodSpec:
     def max_components(self, n_samples: int, n_classes: int, n_features: int) -> int:
         return self.bound(n_samples, n_classes, n_features)
 
+    def neighbour_rule(self, fixed: Mapping | None = None) -> NeighbourRule:
+        """Its neighbour declaration with the values a fit uses where a grid point sets none: the
+        entry's ``fixed`` parameters, else the estimator's defaults."""
+        values = {**self.defaults, **(fixed or {})}
+        names = [*self.neighbours, "supervised"]
+        return NeighbourRule(kinds=self.neighbours, defaults={name: values[name] for name in names if name in values})
+
 
 def _builtin(name: str, cls: type, supervised: bool, bound: Callable[[int, int, int], int], fixed: dict | None = None,
-             classifier: bool = False, ordered: bool = True) -> MethodSpec:
+             classifier: bool = False, ordered: bool = True, neighbours: dict | None = None) -> MethodSpec:
     """The built-in method ``name``: ``cls`` with the parameters ``fixed`` (those its config name
-    fixes), taking every other parameter of ``cls().get_params()``."""
+    fixes), taking every other parameter of ``cls().get_params()``; ``neighbours``: what each of its
+    neighbour parameters counts."""
     fixed = fixed or {}
-    params = tuple(key for key in cls().get_params() if key != "n_components" and key not in fixed)
+    defaults = cls(**fixed).get_params()
+    params = tuple(key for key in defaults if key != "n_components" and key not in fixed)
     return MethodSpec(name, partial(cls, **fixed) if fixed else cls, params, supervised, bound, ordered=ordered,
-                      classifier=classifier)
+                      classifier=classifier, neighbours=check_declaration(neighbours, params, f"method {name!r}"),
+                      defaults=defaults)
+
+
+_CLASS_GRAPH = {"n_neighbors": WITHIN_CLASS_IF_SUPERVISED}   # a kNN graph within classes when supervised
 
 
 # pca: the full SVD, deterministic (scikit-learn's default is a randomised SVD when few components of
@@ -154,24 +185,30 @@ METHODS: dict[str, MethodSpec] = {
         MethodSpec("raw", FunctionTransformer, (), False, _raw_bound),   # the input itself: no parameter at all
         _builtin("pca", PCA, False, _rank_bound, {"svd_solver": "full", "random_state": None}),
         _builtin("lda", Fisherfaces, True, _lda_bound),
-        _builtin("lpp", LocalityPreservingProjection, True, _rank_bound),
-        _builtin("klpp", KernelLPP, True, _rank_bound),
-        _builtin("llp", LocalLearningProjection, True, _rank_bound),
-        _builtin("lea", LocallyEmbeddedAnalysis, True, _rank_bound),
-        _builtin("lfda", LocalFisherDiscriminantAnalysis, True, _rank_bound),
+        _builtin("lpp", LocalityPreservingProjection, True, _rank_bound, neighbours=_CLASS_GRAPH),
+        _builtin("klpp", KernelLPP, True, _rank_bound, neighbours=_CLASS_GRAPH),
+        _builtin("llp", LocalLearningProjection, True, _rank_bound, neighbours=_CLASS_GRAPH),
+        _builtin("lea", LocallyEmbeddedAnalysis, True, _rank_bound, neighbours=_CLASS_GRAPH),
+        # the k-th neighbour within the class sets each point's local scaling
+        _builtin("lfda", LocalFisherDiscriminantAnalysis, True, _rank_bound, neighbours={"n_neighbors": WITHIN_CLASS}),
         _builtin("sklearn_lle", LocallyLinearEmbedding, False, _rank_bound,
-                 {"method": "standard", "eigen_solver": "dense", "random_state": None}),
-        _builtin("lle", SupervisedLLE, False, _rank_bound, {"alpha": 0.0}),
-        _builtin("slle", SupervisedLLE, True, _rank_bound),
+                 {"method": "standard", "eigen_solver": "dense", "random_state": None},
+                 neighbours={"n_neighbors": ALL_POINTS}),
+        _builtin("lle", SupervisedLLE, False, _rank_bound, {"alpha": 0.0}, neighbours={"n_neighbors": ALL_POINTS}),
+        # SLLE's neighbours come from the point's class (004 §4; alpha < 1 lets others in at a distance)
+        _builtin("slle", SupervisedLLE, True, _rank_bound, neighbours={"n_neighbors": WITHIN_CLASS}),
         _builtin("lpk", LocalProjectionKernelSVC, True, _raw_bound, classifier=True),
         _builtin("gpk", LocalProjectionKernelSVC, True, _raw_bound, {"n_regions": 1}, classifier=True),
         # the rest of the graph-embedding family (Cai's toolbox, Yan et al.'s MFA) and SRDA, whose c - 1
         # columns follow the order of the class labels (Gram-Schmidt), so that no prefix of them is the
         # best p-dimensional projection: its p is its n_components (c - 1 by default)
-        _builtin("lsda", LocalitySensitiveDiscriminantAnalysis, True, _rank_bound),
-        _builtin("olpp", OrthogonalLPP, True, _rank_bound),
-        _builtin("mfa", MarginalFisherAnalysis, True, _rank_bound),
-        _builtin("isop", IsometricProjection, False, _rank_bound),
+        # LSDA's k counts among all points (its graph is split by class afterwards; 0 links every pair)
+        _builtin("lsda", LocalitySensitiveDiscriminantAnalysis, True, _rank_bound,
+                 neighbours={"n_neighbors": ALL_POINTS}),
+        _builtin("olpp", OrthogonalLPP, True, _rank_bound, neighbours=_CLASS_GRAPH),
+        _builtin("mfa", MarginalFisherAnalysis, True, _rank_bound,
+                 neighbours={"n_neighbors": WITHIN_CLASS, "n_penalty_pairs": BETWEEN_CLASS_PAIRS}),
+        _builtin("isop", IsometricProjection, False, _rank_bound, neighbours=_CLASS_GRAPH),
         _builtin("srda", SpectralRegressionDiscriminantAnalysis, True, _class_bound, ordered=False),
     ]
 }
@@ -196,7 +233,8 @@ def method_spec(entry_name: str, entry: dict | None, search=(), source: dict | N
 
     Keys of an entry by import path (the defaults in brackets): ``supervised`` [true: ``fit``
     gets the labels], ``ordered`` [false: p is the ``n_components`` of the grid], ``max_components``
-    [min(n - 1, d)] and ``classifier`` [scikit-learn's ``is_classifier``]. Errors name the entry:
+    [min(n - 1, d)], ``classifier`` [scikit-learn's ``is_classifier``] and ``neighbours`` [none:
+    what each neighbour parameter counts, :mod:`locproj.neighbour_counts`]. Errors name the entry:
     a name that is a built-in method, a module or class that does not exist, a class that is no
     transformer."""
     from sklearn.base import is_classifier
@@ -221,8 +259,11 @@ def method_spec(entry_name: str, entry: dict | None, search=(), source: dict | N
         return rank if cap is None else min(cap, rank)
 
     supervised = entry.get("supervised", True)
-    return MethodSpec(entry_name, cls if supervised else without_labels(cls), tuple(cls().get_params()), supervised,
-                      bound, ordered=entry.get("ordered", False), classifier=classifier, source=found)
+    defaults = cls().get_params()
+    neighbours = check_declaration(entry.get("neighbours"), defaults, f"method {entry_name!r}")
+    return MethodSpec(entry_name, cls if supervised else without_labels(cls), tuple(defaults), supervised,
+                      bound, ordered=entry.get("ordered", False), classifier=classifier, source=found,
+                      neighbours=neighbours, defaults=defaults)
 
 
 def estimator_factory(spec: MethodSpec | str, fixed: dict, pca_first: int | None = None):

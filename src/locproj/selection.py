@@ -10,9 +10,9 @@ Documented rules
 ----------------
 Grid resolution (:func:`resolve_grid`)
     Numbers pass through. Strings ``"m"``, ``"m-1"``, ``"m+2"``... are resolved
-    with the number of training samples per class ``m``. A neighbour grid (a
-    list holding such a string, or the values of a parameter named in
-    :data:`NEIGHBOUR_PARAMS`) keeps only values ``< m`` (footnote 7),
+    with the number of training samples per class ``m``. The grid of a parameter
+    that counts neighbours within the class (the method's declaration,
+    :mod:`locproj.neighbour_counts`) keeps only values ``< m`` (footnote 7),
     de-duplicated in order. ``{"sigma0_sq_times": [a, b, ...]}`` resolves to
     ``[a * s, b * s, ...]`` with ``s = sigma0**2`` and ``sigma0`` the mean
     Euclidean norm of the training samples given (the whole training part of the
@@ -24,10 +24,13 @@ Folds (:func:`folds_for`)
     count of the training part (3 folds for 3 samples per class: one held out per
     class and fold); the count used is stored as ``n_folds``.
 Fold capping (:func:`cross_validate`)
-    A neighbour count ``k`` must leave ``k`` other samples of the same class, so
-    in each fit ``k`` is capped to ``(smallest class count in that fit's training
-    data) - 1``; every cap is recorded in ``CVResult.capped`` (and in the result
-    file). Grid points that become identical after capping are fitted once.
+    A neighbour count must leave that many neighbours in each fit: one counted within
+    the class is capped to ``(smallest class count in that fit's training data) - 1``,
+    one counted among all points to the fit's samples minus one (and MFA's between-class
+    pairs to the fewest of a class), whether the grid point, the ``fixed`` parameters or
+    the estimator's default sets it (:class:`locproj.neighbour_counts.NeighbourRule`);
+    every cap is recorded in ``CVResult.capped`` (and in the result file). Grid points
+    that become identical after capping are fitted once.
 Available p
     Each fit yields ``p_fit = min(p_max, columns returned by transform, p_limit)``;
     CV errors for ``p > p_fit`` are NaN, and the fold mean is NaN wherever any
@@ -58,12 +61,10 @@ import numpy as np
 from locproj.config import RAW_METHOD
 from locproj.evaluation import DEFAULT_MAX_BYTES, error_rates, predict_all_p, predict_at_p
 from locproj.method_failures import check_output, failure_record, failure_text
+from locproj.neighbour_counts import NeighbourRule
 from locproj.results import plain
 
 log = logging.getLogger("locproj.selection")
-
-#: Hyper-parameter names that count same-class neighbours (filtered to < m, capped per fold).
-NEIGHBOUR_PARAMS = ("n_neighbors", "n_neighbours", "k")
 
 _M_EXPRESSION = re.compile(r"^\s*m\s*(?:([+-])\s*(\d+))?\s*$")
 
@@ -86,7 +87,7 @@ def _resolve_m_expression(value, m):
     return m + (int(offset) if sign == "+" else -int(offset)) if sign else m
 
 
-def _resolve_values(name, spec, X_train, m, neighbour_params):
+def _resolve_values(name, spec, X_train, m, neighbours: NeighbourRule):
     if isinstance(spec, Mapping):
         if set(spec) == {"sigma0_sq_times"}:
             scale = sigma0_squared(X_train)
@@ -97,16 +98,10 @@ def _resolve_values(name, spec, X_train, m, neighbour_params):
         raise ValueError(f"grid spec for {name!r}: unknown form {dict(spec)!r}")
     if isinstance(spec, str) or not isinstance(spec, Sequence):
         spec = [spec]
-    is_neighbour_grid = name in neighbour_params or any(isinstance(v, str) for v in spec)
-    values = [_resolve_m_expression(v, m) for v in spec]
-    if is_neighbour_grid:
-        values = list(dict.fromkeys(v for v in values if v < m))
-        if not values:
-            raise ValueError(f"grid for {name!r} has no value < m={m}: {list(spec)!r}")
-    return values
+    return neighbours.grid_values(name, [_resolve_m_expression(v, m) for v in spec], m)
 
 
-def resolve_grid(method_grid_spec, X_train, y_train, m=None, *, neighbour_params=NEIGHBOUR_PARAMS):
+def resolve_grid(method_grid_spec, X_train, y_train, m=None, *, neighbours: NeighbourRule | None = None):
     """Turn a configuration grid spec into a list of concrete hyper-parameter dicts.
 
     Parameters
@@ -119,8 +114,8 @@ def resolve_grid(method_grid_spec, X_train, y_train, m=None, *, neighbour_params
         Training labels; ``m`` defaults to the smallest class count.
     m : int, optional
         Training samples per class.
-    neighbour_params : tuple of str
-        Names treated as neighbour counts (see module docstring).
+    neighbours : NeighbourRule, optional
+        What the method's neighbour parameters count (see module docstring); None: nothing.
 
     Returns
     -------
@@ -129,8 +124,9 @@ def resolve_grid(method_grid_spec, X_train, y_train, m=None, *, neighbour_params
     """
     if m is None:
         m = int(np.unique(y_train, return_counts=True)[1].min())
+    neighbours = neighbours or NeighbourRule()
     resolved = {
-        name: _resolve_values(name, spec, X_train, m, neighbour_params)
+        name: _resolve_values(name, spec, X_train, m, neighbours)
         for name, spec in (method_grid_spec or {}).items()
     }
     return [dict(zip(resolved, combo)) for combo in itertools.product(*resolved.values())]
@@ -166,22 +162,6 @@ class CVResult:
     failed: list = dataclasses.field(default_factory=list)
     first_failure: BaseException | None = None
     skipped: list = dataclasses.field(default_factory=list)
-
-
-def cap_neighbours(params, y, *, neighbour_params=NEIGHBOUR_PARAMS):
-    """Cap neighbour counts to (smallest class count in ``y``) - 1.
-
-    Returns
-    -------
-    (dict, list of (name, requested, used))
-    """
-    limit = int(np.unique(y, return_counts=True)[1].min()) - 1
-    capped, changes = dict(params), []
-    for name in neighbour_params:
-        if name in capped and capped[name] > limit:
-            changes.append((name, capped[name], limit))
-            capped[name] = limit
-    return capped, changes
 
 
 def _limit(p_limit, X, y):
@@ -271,7 +251,7 @@ def folds_for(y, n_folds: int) -> int:
 
 
 def cross_validate(new_estimator: Callable, grid: Sequence[Mapping], X, y, *, n_folds=5, p_max=300, p_limit=None,
-                   classifier="1nn", classifier_params=None, seed=0, neighbour_params=NEIGHBOUR_PARAMS,
+                   classifier="1nn", classifier_params=None, seed=0, neighbours: NeighbourRule | None = None,
                    max_bytes=DEFAULT_MAX_BYTES, n_jobs=1, ordered=True, on_error="raise") -> CVResult:
     """K-fold CV error of every grid point for every p, one fit per (fold, grid point).
 
@@ -295,6 +275,8 @@ def cross_validate(new_estimator: Callable, grid: Sequence[Mapping], X, y, *, n_
         See :func:`locproj.evaluation.predict_all_p`.
     seed : int
         Fold shuffling seed.
+    neighbours : NeighbourRule, optional
+        Caps the method's neighbour counts in each fit (see module docstring); None: no cap.
     ordered : bool
         Whether the first p columns of a fit are its p-dimensional projection (every p read from one
         fit). Otherwise a grid point's only p is its number of columns (its ``n_components``), and a
@@ -309,6 +291,7 @@ def cross_validate(new_estimator: Callable, grid: Sequence[Mapping], X, y, *, n_
     CVResult
     """
     X, y = np.asarray(X), np.asarray(y)
+    neighbours = neighbours or NeighbourRule()
     n_folds = folds_for(y, n_folds)
     folds = _folds(X, y, n_folds, seed)
     fold_error = np.full((n_folds, len(grid), p_max), np.nan)
@@ -319,7 +302,7 @@ def cross_validate(new_estimator: Callable, grid: Sequence[Mapping], X, y, *, n_
         limit = min(p_max, _limit(p_limit, X_fit, y_fit))
         cache = {}
         for index, point in enumerate(grid):
-            params, changes = cap_neighbours(point, y_fit, neighbour_params=neighbour_params)
+            params, changes = neighbours.cap(point, y_fit)
             capped += [
                 {"fold": fold, "grid_index": index, "param": n, "requested": r, "used": u}
                 for n, r, u in changes
@@ -465,7 +448,7 @@ class SplitResult:
 
 def run_split(X_train, y_train, X_test, y_test, *, method, new_estimator=None, grid_spec=None, m=None, p_max=300,
               p_limit=None, classifier="1nn", classifier_params=None, n_folds=5, seed=0, test_indices=None, meta=None,
-              neighbour_params=NEIGHBOUR_PARAMS, max_bytes=DEFAULT_MAX_BYTES, n_jobs=1, test_curve=False,
+              neighbours: NeighbourRule | None = None, max_bytes=DEFAULT_MAX_BYTES, n_jobs=1, test_curve=False,
               ordered=True, on_error="raise") -> SplitResult:
     """Resolve the grid, cross-validate, refit on the whole training part and test.
 
@@ -515,17 +498,18 @@ def run_split(X_train, y_train, X_test, y_test, *, method, new_estimator=None, g
     if method == RAW_METHOD or new_estimator is None:
         return _raw_split(X_train, y_train, X_test, y_test, n_folds, seed, predict_options, common)
 
-    grid = resolve_grid(grid_spec, X_train, y_train, m, neighbour_params=neighbour_params)
+    neighbours = neighbours or NeighbourRule()
+    grid = resolve_grid(grid_spec, X_train, y_train, m, neighbours=neighbours)
     start = time.perf_counter()
     cv = cross_validate(
         new_estimator, grid, X_train, y_train, n_folds=n_folds, p_max=p_max, p_limit=p_limit, seed=seed,
-        neighbour_params=neighbour_params, ordered=ordered, on_error=on_error, **predict_options,
+        neighbours=neighbours, ordered=ordered, on_error=on_error, **predict_options,
     )
     cv_seconds = time.perf_counter() - start
     _report_cv(method, cv, len(grid) * common["n_folds"], meta)
     grid_index, p = choose(cv.error)
 
-    params, changes = cap_neighbours(grid[grid_index], y_train, neighbour_params=neighbour_params)
+    params, changes = neighbours.cap(grid[grid_index], y_train)
     capped = cv.capped + [
         {"fold": -1, "grid_index": grid_index, "param": n, "requested": r, "used": u} for n, r, u in changes
     ]

@@ -182,6 +182,7 @@ class SplitProtocol(Protocol):
             classifier=job["classifier"], classifier_params=job["classifier_params"],
             n_folds=job["n_folds"], seed=fold_seed, test_indices=test, n_jobs=n_jobs,
             test_curve=job.get("test_curve", False), ordered=spec is None or spec.ordered, on_error=on_error_of(job),
+            neighbours=None if spec is None else spec.neighbour_rule(job["method_spec"].get("fixed")),
             meta={"experiment": job["experiment"], "dataset": job["dataset"], "m": size, "split": split},
         )
         write_result(Path(output), result, provenance_attrs(job, seed=fold_seed))

@@ -121,6 +121,33 @@ def test_matches_a_dense_solution_of_the_criterion(k1, k2):
     np.testing.assert_allclose(ratios, lam, rtol=1e-8)
 
 
+def test_a_tiny_case_computed_by_hand():
+    """Six points in the plane, k1 = 1, k2 = 2, everything written out by hand (Yan et al. 2007, §3.1).
+
+    Class A: 0 (0, 0), 1 (1, 0), 2 (3, 0); class B: 3 (0, 3), 4 (3, 2), 5 (5, 3).
+    Intrinsic graph (each point to its nearest of its class): 0-1, 1-2 (2 is 2 from 1, 3 from 0),
+    3-4 (sqrt 10 against 5), 4-5 (sqrt 5).  Penalty graph: the squared between-class distances are
+    0-3 9, 0-4 13, 0-5 34, 1-3 10, 1-4 8, 1-5 25, 2-3 18, 2-4 4, 2-5 13, so each class's two
+    shortest pairs are 2-4 and 1-4.  Scatters, sums of (x_i - x_j)(x_i - x_j)^T over the edges:
+    the intrinsic differences (1, 0), (2, 0), (3, -1), (2, 1) give S_c = [[1 + 4 + 9 + 4, -3 + 2],
+    [-3 + 2, 1 + 1]] = [[18, -1], [-1, 2]]; the penalty ones (0, 2), (2, 2) give S_p = [[4, 4], [4, 8]]; so
+    det(S_c - lambda S_p) = 16 lambda^2 - 160 lambda + 35 = 0: lambda = (160 -+ sqrt(23360)) / 32,
+    and the first direction solves (18 - 4 lambda) w_1 = (1 + 4 lambda) w_2."""
+    X = np.array([[0, 0], [1, 0], [3, 0], [0, 3], [3, 2], [5, 3]], dtype=float)
+    y = np.array([0, 0, 0, 1, 1, 1])
+    W, W_p = mfa_graphs(X, y, n_neighbors=1, n_pairs=2)
+    assert _edges(W) == {frozenset(e) for e in [(0, 1), (1, 2), (3, 4), (4, 5)]}
+    assert _edges(W_p) == {frozenset(e) for e in [(2, 4), (1, 4)]}
+    laplacian = lambda G: np.diag(G.sum(axis=1)) - G   # noqa: E731
+    np.testing.assert_array_equal(X.T @ laplacian(W.toarray()) @ X, [[18, -1], [-1, 2]])
+    np.testing.assert_array_equal(X.T @ laplacian(W_p.toarray()) @ X, [[4, 4], [4, 8]])
+    est = MFA(n_neighbors=1, n_penalty_pairs=2).fit(X, y)
+    lam = (160 + np.array([-1.0, 1.0]) * np.sqrt(23360.0)) / 32
+    np.testing.assert_allclose(est.eigenvalues_, lam, rtol=1e-12)
+    w = np.array([1 + 4 * lam[0], 18 - 4 * lam[0]])
+    assert abs(est.components_[0] @ w) / np.linalg.norm(w) == pytest.approx(1.0, abs=1e-12)
+
+
 def test_a_singular_penalty_puts_its_null_directions_last():
     """One pair per class: ``X L^p X^T`` (5 x 5) has rank r <= 3.  The first r columns are the
     finite eigenpairs (the largest ``mu`` of ``X L^p X^T a = mu X L X^T a``, ``lambda = 1 / mu``),

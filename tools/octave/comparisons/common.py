@@ -69,6 +69,15 @@ def optional_folder(variable: str, filename: str) -> str | None:
     return str(path)
 
 
+def synthetic(n_classes=3, per_class=10, d=8, seed=0, spread=3.0):
+    """Gaussian classes with random means (no exact distance ties), labels 1..n_classes."""
+    rng = np.random.default_rng(seed)
+    means = rng.normal(scale=spread, size=(n_classes, d))
+    X = np.vstack([m + rng.normal(size=(per_class, d)) for m in means])
+    y = np.repeat(np.arange(1, n_classes + 1), per_class)
+    return X, y
+
+
 def skipped(what: str, variable: str, holds: str) -> None:
     """Print that a comparison is skipped because ``variable`` is unset."""
     print(f"SKIPPED: {what} ({variable} is not set; point it at the folder that holds {holds}, README.md)")

@@ -15,7 +15,7 @@ import scipy.io
 import scipy.linalg
 from scipy import sparse
 
-from common import HERE, OCTAVE_TOOLS, SCRATCH, face_data, matlabfunc, optional_folder
+from common import HERE, OCTAVE_TOOLS, SCRATCH, face_data, matlabfunc, optional_folder, synthetic  # noqa: F401
 
 WORK = os.path.join(SCRATCH, "work")
 os.makedirs(WORK, exist_ok=True)
@@ -27,15 +27,6 @@ OLGE_DIAG = optional_folder("OLGE_DIAG", "OLGE.m")
 
 
 # --------------------------------------------------------------------------- data
-
-def synthetic(n_classes=3, per_class=10, d=8, seed=0, spread=3.0):
-    """Gaussian classes with random means (no exact distance ties)."""
-    rng = np.random.default_rng(seed)
-    means = rng.normal(scale=spread, size=(n_classes, d))
-    X = np.vstack([m + rng.normal(size=(per_class, d)) for m in means])
-    y = np.repeat(np.arange(1, n_classes + 1), per_class)
-    return X, y
-
 
 def face_split(name="orl", per_class=5, seed=0, test=False):
     """per_class training images per class, drawn with default_rng(seed) class by class

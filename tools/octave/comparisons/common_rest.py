@@ -16,6 +16,7 @@ import scipy.io as sio
 import scipy.linalg as sla
 from scipy.spatial.distance import cdist
 
+import common
 from common import OCTAVE_TOOLS, SCRATCH, face_data, matlabfunc, optional_folder
 
 LFDA_DIR = optional_folder("LFDA_M", "LFDA.m")
@@ -76,11 +77,8 @@ def fmt(s):
 
 
 def synthetic(n_per=10, c=3, d=8, seed=0, sep=3.0):
-    rng = np.random.default_rng(seed)
-    means = rng.normal(scale=sep, size=(c, d))
-    X = np.vstack([m + rng.normal(size=(n_per, d)) for m in means])
-    y = np.repeat(np.arange(1, c + 1), n_per)
-    return X, y
+    """:func:`common.synthetic` with this family's order of arguments (per class, classes, features)."""
+    return common.synthetic(c, n_per, d, seed, sep)
 
 
 def orl_split(name="orl", n_train=5, seed=0):

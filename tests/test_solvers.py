@@ -173,6 +173,27 @@ def test_selected_eigenpairs_match_scipy(n, generalized):
     np.testing.assert_allclose(vectors * signs, expected_vectors[:, wanted], atol=1e-9)
 
 
+def test_divide_and_conquer_that_does_not_converge_falls_back_to_ql(monkeypatch):
+    """LAPACK's dstevd can fail to converge on large clusters of eigenvalues (seen once, on one fold
+    of LFDA's ridge-regularised pencil under one BLAS thread): the tridiagonal problem is then solved
+    by dstev (implicit QL/QR), with the same eigenpairs."""
+    from scipy.linalg import lapack
+
+    from locproj._eigh import eigh_selected
+
+    def no_convergence(d, e, compute_v=1):
+        return d.copy(), np.zeros((len(d), len(d))), 37
+    rng = np.random.default_rng(9)
+    M = rng.standard_normal((40, 40))
+    M = M + M.T
+    expected_values, expected_vectors = scipy.linalg.eigh(M)
+    monkeypatch.setattr(lapack, "dstevd", no_convergence)
+    values, vectors = eigh_selected(M.copy(), None, lambda ev: slice(0, 5))
+    np.testing.assert_allclose(values, expected_values, atol=1e-12 * np.abs(expected_values).max())
+    signs = np.sign(np.einsum("ij,ij->j", vectors, expected_vectors[:, :5]))
+    np.testing.assert_allclose(vectors * signs, expected_vectors[:, :5], atol=1e-10)
+
+
 @pytest.mark.parametrize("factored", [False, True])
 def test_fewer_samples_than_features_solves_the_pencil_in_householder_coordinates(factored):
     import locproj.solvers as solvers

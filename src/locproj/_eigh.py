@@ -3,11 +3,13 @@
 ``scipy.linalg.eigh`` (LAPACK ``dsygvd``) maps every eigenvector back to the input space;
 cross-validation uses 300 of about 1000.  The steps here are the same LAPACK routines in the
 same order -- Cholesky ``N = R^T R`` (``dpotrf``), ``C = R^-T M R^-1`` (``dsygst``), the
-tridiagonal form ``C = Q T Q^T`` (``dsytrd``), divide and conquer on ``T`` (``dstevd``) -- but
-only the selected eigenvectors ``z`` are mapped back to ``R^-1 Q z``.  SciPy does not expose
-LAPACK's ``dormtr``, so ``Q`` is applied in blocks of its Householder reflectors in compact WY
-form, ``H_s ... H_e = I - V T V^T`` with ``T^-1 = striu(V^T V) + diag(1 / tau)`` (Joffrain et al.,
-"Accumulating Householder transformations, revisited", ACM TOMS 32, 2006).
+tridiagonal form ``C = Q T Q^T`` (``dsytrd``), divide and conquer on ``T`` (``dstevd``; where it
+does not converge, which happens rarely on large clusters of eigenvalues, the implicit QL/QR of
+``dstev``, as ``dsyev`` would) -- but only the selected eigenvectors ``z`` are mapped back to
+``R^-1 Q z``.  SciPy does not expose LAPACK's ``dormtr``, so ``Q`` is applied in blocks of its
+Householder reflectors in compact WY form, ``H_s ... H_e = I - V T V^T`` with
+``T^-1 = striu(V^T V) + diag(1 / tau)`` (Joffrain et al., "Accumulating Householder
+transformations, revisited", ACM TOMS 32, 2006).
 """
 
 from __future__ import annotations
@@ -42,7 +44,9 @@ def eigh_selected(M: np.ndarray, N: np.ndarray | None,
         eigenvalues, Z = diagonal.copy(), np.ones((1, 1))
     else:
         eigenvalues, Z, info = lapack.dstevd(diagonal, off_diagonal, compute_v=1)
-        _check(info, "dstevd")
+        if info > 0:  # divide and conquer did not converge (rare, clusters of eigenvalues): implicit QL/QR
+            eigenvalues, Z, info = lapack.dstev(diagonal, off_diagonal, compute_v=1)
+        _check(info, "dstevd, then dstev")
     chosen = Z[:, select(eigenvalues)]
     # zero columns up to a multiple of _PAD: every column then meets the same BLAS kernels
     # whatever the number chosen, so fewer columns are the bitwise prefix of more

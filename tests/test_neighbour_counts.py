@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import yaml
 
+from locproj.experiments import job_config, run_configured_job
 from locproj.neighbour_counts import (
     ALL_POINTS,
     BETWEEN_CLASS_PAIRS,
@@ -17,6 +18,7 @@ from locproj.neighbour_counts import (
     fit_limit,
 )
 from locproj.registry import METHODS, estimator_factory, method_spec
+from locproj.results import read_result
 from locproj.selection import cross_validate, resolve_grid, run_split
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -135,6 +137,21 @@ def test_lpp_with_defaults_runs_where_its_default_exceeds_the_folds():
     assert {(c["requested"], c["used"]) for c in result.capped if c["fold"] >= 0} == {(5, 2)}   # 3 per class at least
     assert [(c["fold"], c["requested"], c["used"]) for c in result.capped if c["fold"] < 0] == [(-1, 5, 4)]
     assert result.params == {"n_neighbors": 4} and 0 <= result.test_error < 0.5
+
+
+def test_a_job_of_lpp_with_its_defaults_caps_them(digits_m6, tmp_path):
+    """The pipeline's path, as a new user would take it: ``lpp: {}`` under three folds of digits with 6
+    per class (folds of 4 per class) fits with k = 3, the cap recorded in the result file."""
+    config = {"seed": 5, "datasets": {"digits": {"format": "sklearn_digits"}},
+              "experiments": {"e": {"datasets": {"digits": [6]}, "n_splits": 2, "n_folds": 3, "p_max": 10,
+                                    "methods": {"lpp": {}}}}}
+    out = tmp_path / "split0.h5"
+    run_configured_job(job_config(config, "e", "digits", "lpp"), "m6", [0], digits_m6 / "digits.h5",
+                       digits_m6 / "splits.h5", [out])
+    result = read_result(out)
+    assert result["params"] == {}          # the refit on 6 per class keeps the default 5
+    assert {(c["requested"], c["used"]) for c in result["capped"] if c["fold"] >= 0} == {(5, 3)}
+    assert 0 <= result["test_error"] <= 1 and result["p"] >= 1
 
 
 def test_all_points_grids_keep_values_above_m_and_cap_them_per_fold():

@@ -28,6 +28,20 @@ import numpy as np
 from .errors import UserError
 
 ON_ERROR = ("record", "raise")
+
+#: The log file of the rule this process runs (set by :func:`locproj.workflow.run_rule`), for the
+#: records of its failures.
+_RULE_LOG: list[str] = []
+
+
+def rule_log() -> str:
+    """The log file of the rule this process runs ('' outside a rule)."""
+    return _RULE_LOG[0] if _RULE_LOG else ""
+
+
+def set_rule_log(path) -> None:
+    """Name the log file of the rule this process runs."""
+    _RULE_LOG[:] = [str(path)]
 _PACKAGE = Path(__file__).resolve().parent
 log = logging.getLogger("locproj.methods")
 

@@ -8,15 +8,7 @@ import sys
 from threadpoolctl import threadpool_limits
 
 from .errors import UserError
-
-
-#: The log file of the rule this process runs (:func:`run_rule`), for the records of its failures.
-_RULE_LOG: list[str] = []
-
-
-def rule_log() -> str:
-    """The log file of the rule this process runs ('' outside a rule)."""
-    return _RULE_LOG[0] if _RULE_LOG else ""
+from .method_failures import set_rule_log
 
 
 def run_rule(snakemake, main) -> None:
@@ -26,7 +18,7 @@ def run_rule(snakemake, main) -> None:
     handlers = [logging.StreamHandler(sys.stderr)]
     if snakemake.log:
         handlers.append(logging.FileHandler(snakemake.log[0], mode="w"))
-        _RULE_LOG[:] = [str(snakemake.log[0])]
+        set_rule_log(snakemake.log[0])
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
                         handlers=handlers, force=True)
     log = logging.getLogger(f"locproj.rule.{snakemake.rule}")

@@ -198,9 +198,8 @@ def failure_recorded(job: dict, partition: str, split, output, meta: dict):
     or, under ``on_error: record``, becomes its result file ``output`` (what it is of: ``meta``; the
     provenance, the failure's record and the job's log); see :mod:`locproj.method_failures`."""
     from .._io import provenance_attrs
-    from ..method_failures import handled
+    from ..method_failures import handled, rule_log
     from ..results import write_failure
-    from ..workflow import rule_log
 
     def write(record: dict) -> None:
         write_failure(output, {**provenance_attrs(job), **meta, **record, "log": rule_log()})

@@ -27,7 +27,7 @@ fail() { echo "papers_slurm FAILURE: $*" >&2; exit 1; }
 # the experiments of `papers`: the same names with and without the overlay
 mapfile -t EXPERIMENTS < <("$PYTHON" - <<'PY'
 import yaml
-from locproj.config import expand_targets
+from locproj.engine.config import expand_targets
 config = yaml.safe_load(open("config/config.yaml"))
 print("\n".join(expand_targets(config["targets"], config["experiments"])["papers"]))
 PY

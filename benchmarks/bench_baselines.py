@@ -41,7 +41,7 @@ def main() -> None:
     from threadpoolctl import threadpool_limits
 
     from locproj.experiments import job_config, run_configured_job
-    from locproj.results import read_result
+    from locproj.engine.results import read_result
 
     root = Path(args.root)
     config = yaml.safe_load((root / "config" / "config.yaml").read_text())

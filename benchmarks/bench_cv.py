@@ -1,7 +1,7 @@
 """Benchmark: our all-p cross-validation vs scikit-learn ``GridSearchCV`` on one split.
 
 The reference is YaleB, m = 30, LPP (Wu et al. 2007, §6.2 grid): our
-:func:`locproj.selection.cross_validate` fits each (fold, grid point) once and
+:func:`locproj.engine.selection.cross_validate` fits each (fold, grid point) once and
 reads every p from it; the baseline is ``GridSearchCV(Pipeline([PCA, projection
 (n_components=p), KNeighborsClassifier(1)]))`` over the same grid and folds, run
 on a subsample of p and its time extrapolated to all p.
@@ -31,7 +31,7 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import Pipeline
 
-from locproj.selection import choose, cross_validate, resolve_grid
+from locproj.engine.selection import choose, cross_validate, resolve_grid
 
 # the data mirror beside the repo
 YALEB = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "YaleB_32x32.mat"

@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 import scipy.linalg
 
-from locproj import solvers
-from locproj._memo import forget
+from locproj.core import solvers
+from locproj.core._memo import forget
 from locproj.methods import (
     Fisherfaces,
     KernelLPP,
@@ -156,7 +156,7 @@ Fits every method on synthetic face-like training sets (38 x 30 = 1140 and 68 x 
 with its floor: one dense generalized `scipy.linalg.eigh(M, N)` of random SPD `r x r` matrices, `r` the
 size of the method's reduced problem. "own final eigh" is the method's actual last eigen-solve, captured
 from a fit and timed alone (for LLP a standard `eigh(M)`, its constraint being `P^T P = I`). Every repeat
-is a cold fit (the per-data memo, `locproj._memo`, is emptied first) asking for every component, so the
+is a cold fit (the per-data memo, `locproj.core._memo`, is emptied first) asking for every component, so the
 solver back-transforms all eigenvectors; cross-validation asks for 300 and saves about a third of the
 eigen-solve (`docs/methods.md`).
 

@@ -166,7 +166,7 @@ def main() -> None:
     sys.path.insert(0, str(ROOT / "src"))
     config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
 
-    from locproj.config import expand_targets
+    from locproj.engine.config import expand_targets
 
     targets = expand_targets(config["targets"], config["experiments"])
     if not args.skip_dry_runs:

@@ -26,7 +26,7 @@ from sklearn.datasets import make_swiss_roll
 
 from locproj.methods import SupervisedLLE
 from locproj.methods import slle
-from locproj._memo import forget
+from locproj.core._memo import forget
 
 
 def digits_like(n: int = 5000, d: int = 256, n_classes: int = 10, seed: int = 0):

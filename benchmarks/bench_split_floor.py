@@ -49,16 +49,18 @@ METHODS = ["lpp", "llp"]
 # part -> (module, attribute) of the functions timed as that part; the attribute is patched where
 # it is looked up (the module that calls it), so the pipeline's own code path is what is timed
 PARTS = {
-    "eigen-solves": [("locproj.solvers", "eigh_selected")],
-    "PCA step": [("locproj.solvers", "pca_basis")],
-    "products": [("locproj.solvers", name) for name in ("_sandwich", "_reduced_constraint", "at_b", "a_b", "at_a")],
-    "conditioning": [("locproj.solvers", name) for name in ("_full_rank_shortcut", "_regularized", "_eigenvalue_scale",
-                                                             "cholesky_rcond", "_resolve_degenerate")]
-    + [("locproj._dense", "cholesky_rcond")],
+    "eigen-solves": [("locproj.core.solvers", "eigh_selected")],
+    "PCA step": [("locproj.core.solvers", "pca_basis")],
+    "products": [("locproj.core.solvers", name)
+                 for name in ("_sandwich", "_reduced_constraint", "at_b", "a_b", "at_a")],
+    "conditioning": [("locproj.core.solvers", name)
+                     for name in ("_full_rank_shortcut", "_regularized", "_eigenvalue_scale",
+                                  "cholesky_rcond", "_resolve_degenerate")]
+    + [("locproj.core._dense", "cholesky_rcond")],
     "graph building": [("locproj.methods.lpp", "lpp_graph"), ("locproj.methods.llp", "kneighbors"),
                        ("locproj.methods.llp", "local_krr_weights"), ("locproj.methods.llp", "reconstruction_error")],
-    "evaluation": [("locproj.selection", name) for name in ("predict_all_p", "predict_at_p", "error_rates")],
-    "transform": [("locproj.selection", "_transform_first")],
+    "evaluation": [("locproj.engine.selection", name) for name in ("predict_all_p", "predict_at_p", "error_rates")],
+    "transform": [("locproj.engine.selection", "_transform_first")],
 }
 
 
@@ -181,7 +183,7 @@ def main() -> None:
     config = yaml.safe_load((root / "config" / "config.yaml").read_text())
     cells, methods = table2_cells(config) if args.table2 else (args.cells, args.methods)
     # the imports a job pays once, outside the timed splits
-    import locproj.experiments, locproj.methods, locproj.protocols.cv_table, locproj.registry  # noqa: E401, F401
+    import locproj.experiments, locproj.methods, locproj.protocols.cv_table, locproj.engine.registry  # noqa: E401, F401
     import sklearn.model_selection, sklearn.neighbors  # noqa: E401, F401
     header = ["cell", "method", "split (s)", "floor (s)", "ratio", "eigen-solves (s)", "solves", *list(PARTS)[1:],
               "other"]

@@ -11,7 +11,7 @@ Gram product each), with the BLAS kernels alone:
   formula for the pencil needs two matrices that change with the grid point (L and D both depend on
   the heat width), so two rank-n updates per fit is the floor;
 - transform: the fit and held-out samples projected on 300 columns, a ``dgemm`` each;
-- evaluation: the all-p 1-NN pass of one fold and grid point, as :mod:`locproj.evaluation` runs it
+- evaluation: the all-p 1-NN pass of one fold and grid point, as :mod:`locproj.core.evaluation` runs it
   (a rank-2 update of the (references x test rows) score block and one ``argmin`` per p, references
   that can no longer win dropped every 48 columns), against its two kernels alone without the
   dropping: p rank-2 updates and p ``argmin`` calls on a block of the same size. Each streams the
@@ -33,7 +33,7 @@ FIT, HELD, D, P = 1632, 408, 1024, 300
 # Gram products per fit and fits per split (5 folds x grid points + the refit): LPP's pencil needs
 # Y^T L Y and Y^T D Y; LLP's constraint is P^T P = I, so only Y^T T Y (T = (I - A)^T (I - A))
 CELLS = {"PIE m=30 LPP": (2, 5 * 36 + 1), "PIE m=30 LLP": (1, 5 * 12 + 1)}
-CHUNK = (1 << 20) // (8 * FIT)  # test rows per block of locproj.evaluation (its 1 MiB budget)
+CHUNK = (1 << 20) // (8 * FIT)  # test rows per block of locproj.core.evaluation (its 1 MiB budget)
 
 
 def best_of(function, repeat: int = 5) -> float:
@@ -46,8 +46,8 @@ def best_of(function, repeat: int = 5) -> float:
 
 
 def main() -> None:
-    from locproj.evaluation import nearest_indices
-    from locproj._dense import a_b
+    from locproj.core.evaluation import nearest_indices
+    from locproj.core._dense import a_b
 
     rng = np.random.default_rng(0)
     Y = rng.standard_normal((FIT, D))

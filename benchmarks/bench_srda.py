@@ -89,7 +89,7 @@ def child(spec: dict) -> dict:
     """Generate the data, fit once, report seconds and peak memory (JSON on stdout)."""
     from threadpoolctl import threadpool_info
 
-    from locproj._memo import forget
+    from locproj.core._memo import forget
     from locproj.methods import Fisherfaces, LocalityPreservingProjection  # noqa: F401  (eval below)
     from locproj.methods.srda import SpectralRegressionDiscriminantAnalysis  # noqa: F401
 

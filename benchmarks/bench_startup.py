@@ -2,7 +2,7 @@
 
 Part 1 times the imports a fit job pays before its first fit, each in a fresh interpreter (best of
 ``--repeats``): the interpreter, Snakemake's script preamble, the numeric stack, and the locproj
-modules, of which ``locproj.registry`` pulls in scikit-learn.
+modules, of which ``locproj.engine.registry`` pulls in scikit-learn.
 
 Part 2 runs the real workflow (a copy of it, in a temporary folder) on ``--splits`` splits of
 scikit-learn's bundled digits with Fisherfaces (a fit of a few milliseconds, so the job overhead
@@ -29,10 +29,10 @@ IMPORT_STEPS = {
     "interpreter": "pass",
     "+ Snakemake script preamble": "import snakemake.script",
     "+ numpy, scipy.linalg, h5py, threadpoolctl": "import snakemake.script, numpy, scipy.linalg, h5py, threadpoolctl",
-    "+ locproj.selection, locproj.data": "import snakemake.script, numpy, scipy.linalg, h5py, threadpoolctl, "
-                                         "locproj.selection, locproj.data",
-    "+ locproj.registry (scikit-learn)": "import snakemake.script, numpy, scipy.linalg, h5py, threadpoolctl, "
-                                         "locproj.selection, locproj.data, locproj.registry",
+    "+ locproj.engine.selection, locproj.data": "import snakemake.script, numpy, scipy.linalg, h5py, threadpoolctl, "
+                                         "locproj.engine.selection, locproj.data",
+    "+ locproj.engine.registry (scikit-learn)": "import snakemake.script, numpy, scipy.linalg, h5py, threadpoolctl, "
+                                         "locproj.engine.selection, locproj.data, locproj.engine.registry",
 }
 
 

@@ -4,11 +4,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from locproj.comparison import compare, read_published, write_comparison
-from locproj.error_tables import collect, format_cell, significantly_best, summarise, write_tables
+from locproj.report.comparison import compare, read_published, write_comparison
+from locproj.report.error_tables import collect, format_cell, significantly_best, summarise, write_tables
 from locproj.protocols.cv_curves import collect_cv_curves, cv_curves_figure, plot_cv_curves
-from locproj.results import write_result
-from locproj.selection import SplitResult
+from locproj.engine.results import write_result
+from locproj.engine.selection import SplitResult
 
 METHODS = ["raw", "pca", "llp"]
 

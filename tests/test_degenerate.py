@@ -24,7 +24,7 @@ import warnings
 import numpy as np
 import pytest
 
-from locproj import registry
+from locproj.engine import registry
 from locproj.methods import (
     Fisherfaces,
     IsometricProjection,
@@ -247,7 +247,7 @@ def test_solver_zero_rank_prints_nothing(B):
     # the solver itself on rank-0 data (bypassing the estimators' check): no BLAS message
     from scipy import sparse
 
-    from locproj.solvers import solve_embedding
+    from locproj.core.solvers import solve_embedding
 
     I6 = sparse.eye_array(6, format="csr")
     emb = solve_embedding(np.ones((6, 3)), I6, None if B is None else I6)
@@ -303,12 +303,12 @@ def test_mfa_penalty_cholesky_failure_is_explained(monkeypatch):
     # rounding noise can beat the solver's ridge when the pairs are nearly coincident) names the
     # penalty graph; the solver's own message would suggest removing duplicates or n_neighbors.
     # Whether LAPACK fails on a given near-duplicate depends on rounding, so the failure is forced.
-    import locproj.solvers
+    import locproj.core.solvers
 
     def failing_cholesky(M, N, select):
         raise np.linalg.LinAlgError("LAPACK dpotrf failed (info=2).")
 
-    monkeypatch.setattr(locproj.solvers, "eigh_selected", failing_cholesky)
+    monkeypatch.setattr(locproj.core.solvers, "eigh_selected", failing_cholesky)
     X, y = data()
     with pytest.raises(ValueError, match=r"MarginalFisherAnalysis: the penalty scatter X L\^p X\^T is singular "
                        r"beyond the solver's ridge \(LAPACK dpotrf failed.*raise n_penalty_pairs"):

@@ -17,7 +17,7 @@ from locproj.protocols.embedding import (
     aggregate_embedding, check_spec, novel_placement_fraction, novel_split, read_panel, run_panel,
     turn_neighbour_fraction,
 )
-from locproj.registry import make_estimator
+from locproj.engine.registry import make_estimator
 
 TURN, NOVEL = 0.8, 0.9      # thresholds of the order checks (measured: see the tests)
 EVERY_10TH = {"every": 10, "offset": 5}

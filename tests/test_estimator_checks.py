@@ -2,7 +2,7 @@
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from locproj import registry
+from locproj.engine import registry
 from locproj.methods import (
     Fisherfaces,
     IsometricProjection,

@@ -6,7 +6,7 @@ from sklearn.neighbors import KNeighborsClassifier, NearestCentroid
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis
 from sklearn.svm import SVC
 
-from locproj.evaluation import (
+from locproj.core.evaluation import (
     class_centroids,
     errors_all_p,
     nearest_indices,
@@ -61,7 +61,7 @@ def clustered():
 
 
 def test_pruning_keeps_the_unpruned_decisions(clustered, monkeypatch):
-    import locproj.evaluation as evaluation
+    import locproj.core.evaluation as evaluation
 
     Z_train, Z_test = clustered
     pruned = nearest_indices(Z_train, Z_test, max_bytes=_THREE_ROWS)
@@ -75,7 +75,7 @@ def test_pruning_keeps_the_unpruned_decisions(clustered, monkeypatch):
 
 
 def test_pruning_really_drops_references(clustered, monkeypatch):
-    import locproj.evaluation as evaluation
+    import locproj.core.evaluation as evaluation
 
     Z_train, Z_test = clustered
     sizes = []

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from locproj.data import make_splits, prepare_dataset, write_splits
-from locproj.config import split_blocks, split_source
+from locproj.engine.config import split_blocks, split_source
 from locproj.experiments import job_config, run_configured_job
-from locproj.results import read_result
+from locproj.engine.results import read_result
 
 CONFIG = {
     "seed": 7,

@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 import yaml
 
-from locproj.config import paper_targets, papers_within
+from locproj.engine.config import paper_targets, papers_within
 from locproj.experiments import comparison_outputs, experiment_protocols, paper_fidelity, paper_points
-from locproj.fidelity import STAND_IN_MARKER, FidelityPoint, fidelity_figure
+from locproj.report.fidelity import STAND_IN_MARKER, FidelityPoint, fidelity_figure
 from locproj.protocols import protocol_named
 
 

@@ -5,8 +5,8 @@ import pytest
 from scipy import sparse
 from sklearn.kernel_ridge import KernelRidge
 
-from locproj.class_graphs import class_block_graph, local_scaling_affinity
-from locproj.neighbour_graphs import (
+from locproj.core.class_graphs import class_block_graph, local_scaling_affinity
+from locproj.core.neighbor_graphs import (
     _PRECOMPUTED_MAX,
     heat_weights,
     kneighbors,
@@ -14,7 +14,7 @@ from locproj.neighbour_graphs import (
     laplacian_factor,
     symmetrize,
 )
-from locproj.reconstruction_weights import _KERNEL_BLOCKS_MEMO, _ComponentKernels, lle_weights, local_krr_weights
+from locproj.core.reconstruction_weights import _KERNEL_BLOCKS_MEMO, _ComponentKernels, lle_weights, local_krr_weights
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from sklearn.svm import SVC
 
 from locproj.data import derive_view, holdout_split
 from locproj.data.prepare import Dataset, stratified_sample
-from locproj.registry import estimator_factory
+from locproj.engine.registry import estimator_factory
 from locproj.protocols import curves, holdout_curve
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -101,7 +101,7 @@ def test_the_svm_without_reduction_is_a_flat_line_with_the_svc_support_share():
 
 
 def test_gpk_is_scored_by_its_own_svm_and_support_vectors():
-    from locproj.registry import make_estimator
+    from locproj.engine.registry import make_estimator
 
     X, y, test, folds, out = _run("gpk", [2], grid=(1.0,), fixed={"max_iter": 2})
     fit, val = folds[0]
@@ -187,7 +187,7 @@ def test_the_spec_check_names_the_bad_key():
 
 
 def test_a_sampled_view_has_its_own_splits():
-    from locproj.config import split_path, split_source
+    from locproj.engine.config import split_path, split_source
 
     config = {"datasets": {"d": {}}, "views": {"all": {"dataset": "d"}, "some": {"dataset": "d", "sample": 5}}}
     assert split_source(config, "all") == "d" and split_source(config, "some") == "some"

@@ -126,13 +126,17 @@ def test_a_back_import_is_caught():
             + "\n\ndef _late():\n    from ..experiments import check_experiments\n"}
     assert upward_imports(import_graph(back)) == [
         "locproj.protocols.cv_table (protocol) -> locproj.experiments (engine)"]
-    down = {**sources, "locproj.reporting": sources["locproj.reporting"] + "\nfrom locproj.protocols import ranks\n"}
-    assert upward_imports(import_graph(down)) == ["locproj.reporting (library) -> locproj.protocols.ranks (protocol)"]
+    down = {**sources, "locproj.report.writers": sources["locproj.report.writers"]
+            + "\nfrom locproj.protocols import ranks\n"}
+    assert upward_imports(import_graph(down)) == [
+        "locproj.report.writers (library) -> locproj.protocols.ranks (protocol)"]
 
 
 def test_a_cycle_within_a_layer_is_caught():
     sources = project_sources()
-    looped = {**sources, "locproj.config": sources["locproj.config"] + "\nfrom .reporting import DAGGER\n",
-              "locproj.reporting": sources["locproj.reporting"] + "\nfrom .config import data_notes\n"}
+    looped = {**sources,
+              "locproj.engine.config": sources["locproj.engine.config"] + "\nfrom ..report.writers import DAGGER\n",
+              "locproj.report.writers": sources["locproj.report.writers"]
+              + "\nfrom ..engine.config import data_notes\n"}
     assert upward_imports(import_graph(looped)) == []
-    assert ["locproj.config", "locproj.reporting", "locproj.config"] in cycles(import_graph(looped))
+    assert ["locproj.engine.config", "locproj.report.writers", "locproj.engine.config"] in cycles(import_graph(looped))

@@ -12,14 +12,14 @@ from scipy.spatial.distance import cdist
 from sklearn.decomposition import PCA
 
 from locproj.methods.isop import IsometricProjection, isop_tau, power_of_two_normalised
-from locproj.neighbour_graphs import (
+from locproj.core.neighbor_graphs import (
     double_centred_squares,
     geodesic_distances,
     geodesic_graph,
     isometric_distances,
     kneighbors,
 )
-from locproj.solvers import solve_embedding
+from locproj.core.solvers import solve_embedding
 
 
 def _curve(n=80, d=5, seed=0):

@@ -1,4 +1,4 @@
-"""Jobs sized by cost: ``splits_per_job: auto`` and locproj.job_costs."""
+"""Jobs sized by cost: ``splits_per_job: auto`` and locproj.engine.job_costs."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from locproj.config import consecutive_blocks, split_blocks
+from locproj.engine.config import consecutive_blocks, split_blocks
 from locproj.experiments import check_experiments, job_rules
-from locproj.job_costs import (COEFFICIENTS, JOB_SECONDS, STARTUP_SECONDS, SizeError, cell_blocks, dataset_size,
+from locproj.engine.job_costs import (COEFFICIENTS, JOB_SECONDS, STARTUP_SECONDS, SizeError, cell_blocks, dataset_size,
                                 split_seconds)
 
 ROOT = Path(__file__).resolve().parents[1]

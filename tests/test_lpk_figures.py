@@ -20,7 +20,7 @@ from locproj.protocols.embedding import aggregate_embedding, check_spec, read_pa
 from locproj.protocols.embedding.checks import settled_iteration, tau_stop
 from locproj.protocols.embedding.panels import attribute_basis
 from locproj.protocols.embedding.samples import holdout_panel_split
-from locproj.registry import make_estimator
+from locproj.engine.registry import make_estimator
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = 20070620

@@ -22,7 +22,7 @@ from locproj.methods.lpp import lpp_graph
 from locproj.protocols.embedding import aggregate_embedding, check_spec, read_panel, run_panel
 from locproj.protocols.embedding.drawing import _novel_marker
 from locproj.protocols.embedding.samples import holdout_panel_split
-from locproj.registry import make_estimator
+from locproj.engine.registry import make_estimator
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = 20070620

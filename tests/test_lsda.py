@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from locproj.class_graphs import lsda_all_pairs_problem, lsda_graphs
+from locproj.core.class_graphs import lsda_all_pairs_problem, lsda_graphs
 from locproj.methods.lsda import LocalitySensitiveDiscriminantAnalysis
-from locproj.solvers import solve_embedding
+from locproj.core.solvers import solve_embedding
 
 LSDA = LocalitySensitiveDiscriminantAnalysis
 

@@ -17,10 +17,10 @@ import pytest
 import yaml
 from scipy.stats import friedmanchisquare
 
-from locproj.error_tables import summarise
+from locproj.report.error_tables import summarise
 from locproj.protocols import ranks
-from locproj.results import write_result
-from locproj.selection import SplitResult
+from locproj.engine.results import write_result
+from locproj.engine.selection import SplitResult
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
@@ -35,7 +35,7 @@ MATRIX_DATASETS = ["yale", "orl", "umist", "yaleb", "pie", "olivetti_32", "usps"
 
 
 def summary_of(errors: dict) -> pd.DataFrame:
-    """A :func:`locproj.error_tables.summarise`-like frame from ``{(dataset, m): {method: error}}``."""
+    """A :func:`locproj.report.error_tables.summarise`-like frame from ``{(dataset, m): {method: error}}``."""
     return pd.DataFrame([{"dataset": d, "m": m, "method": method, "mean_error": e}
                          for (d, m), row in errors.items() for method, e in row.items()])
 
@@ -167,7 +167,7 @@ def test_write_ranks_gives_ranks_friedman_the_diagram_and_timing(tmp_path):
                     error = level[method] + rng.uniform(0, 0.02)
                     write_result(path, fake_result(dataset, m, method, split, error, seconds[method]))
                     paths.append(path)
-    from locproj.error_tables import collect
+    from locproj.report.error_tables import collect
     summary = summarise(collect(paths), ["A", "B", "C"])
     out = tmp_path / "out"
     written = ranks.write_ranks(summary, paths, out, methods_order=["A", "B", "C"], method_labels={"A": "alpha"},
@@ -197,9 +197,9 @@ def test_write_ranks_gives_ranks_friedman_the_diagram_and_timing(tmp_path):
 def test_a_fixed_embedding_dimension_above_what_a_fit_gives_is_lowered():
     # SLLE's n_components = 100 (the matrix's grid) on 30 training samples in 8 dimensions: the fit
     # embeds in min(n - 1, d) = 8 dimensions instead of failing, and p runs up to that
-    from locproj.registry import estimator_factory
-    from locproj.registry import max_components
-    from locproj.selection import fit_transform_all_p
+    from locproj.engine.registry import estimator_factory
+    from locproj.engine.registry import max_components
+    from locproj.engine.selection import fit_transform_all_p
 
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(30, 8)), np.repeat([0, 1, 2], 10)
@@ -222,7 +222,7 @@ def test_lda_on_fewer_features_than_classes_is_plain_lda():
     from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
     from locproj.methods import Fisherfaces
-    from locproj.registry import max_components
+    from locproj.engine.registry import max_components
 
     rng = np.random.default_rng(0)
     y = np.repeat(np.arange(8), 20)

@@ -1,6 +1,6 @@
 import numpy as np
 
-from locproj._memo import LastInput, forget, remembered
+from locproj.core._memo import LastInput, forget, remembered
 
 
 def test_values_survive_only_identical_inputs():

@@ -1,4 +1,4 @@
-"""A method that fails costs one cell, not the run (locproj.method_failures); its output is checked;
+"""A method that fails costs one cell, not the run (locproj.engine.method_failures); its output is checked;
 method files import their siblings; the code's provenance ignores comments; unordered methods and the
 grid values not fitted are drawn and said as they are."""
 
@@ -16,9 +16,9 @@ import yaml
 
 from locproj.data import make_splits, prepare_dataset, write_splits
 from locproj.experiments import aggregate_experiment, check_experiments, job_config, run_configured_job
-from locproj.method_failures import MethodError, MethodOutputError, check_output
-from locproj.own_methods import code_digest
-from locproj.results import read_result
+from locproj.engine.method_failures import MethodError, MethodOutputError, check_output
+from locproj.engine.own_methods import code_digest
+from locproj.engine.results import read_result
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -233,7 +233,7 @@ def test_grid_values_not_fitted_are_said_in_the_log_the_table_and_the_figure(few
     aggregate_experiment(config["experiments"]["e"], paths, tmp_path / "out", seed=5, notes={})
     assert f"GRP: {said}" in (tmp_path / "out" / "table.md").read_text()
     from locproj.protocols.cv_curves import collect_cv_curves, cv_curves_figure
-    from locproj.error_tables import collect, skipped_values
+    from locproj.report.error_tables import collect, skipped_values
 
     curves, _ = collect_cv_curves(paths)
     mean = curves.groupby(["dataset", "m", "method", "p"])["cv_error"].agg(["mean", "std", "size"]).reset_index()
@@ -245,7 +245,7 @@ def test_grid_values_not_fitted_are_said_in_the_log_the_table_and_the_figure(few
 
 
 def test_an_unordered_method_in_the_dimension_curve_is_drawn_at_its_grid_with_its_own_label(few, tmp_path):
-    from locproj.error_tables import skipped_values
+    from locproj.report.error_tables import skipped_values
     from locproj.protocols.dimension_curve import collect, curve_figure, curve_summary, summarise
 
     config = config_with(tmp_path, SHORT_GRID, {"protocol": "dimension_curve"}, m=10)

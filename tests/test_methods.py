@@ -6,7 +6,7 @@ from sklearn.base import clone
 from sklearn.decomposition import PCA
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
-from locproj import registry
+from locproj.engine import registry
 from locproj.methods import (
     Fisherfaces,
     KernelLPP,
@@ -15,10 +15,10 @@ from locproj.methods import (
     LocallyEmbeddedAnalysis,
     LocalityPreservingProjection,
 )
-from locproj.class_graphs import class_block_graph
-from locproj.neighbour_graphs import heat_weights, kneighbors, laplacian, symmetrize
-from locproj.reconstruction_weights import local_krr_weights
-from locproj.solvers import solve_embedding
+from locproj.core.class_graphs import class_block_graph
+from locproj.core.neighbor_graphs import heat_weights, kneighbors, laplacian, symmetrize
+from locproj.core.reconstruction_weights import local_krr_weights
+from locproj.core.solvers import solve_embedding
 
 LINEAR = [
     LocalityPreservingProjection(),

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from locproj import class_graphs
-from locproj.class_graphs import marginal_pairs_graph, mfa_graphs
+from locproj.core import class_graphs
+from locproj.core.class_graphs import marginal_pairs_graph, mfa_graphs
 from locproj.methods.mfa import MarginalFisherAnalysis
 
 MFA = MarginalFisherAnalysis

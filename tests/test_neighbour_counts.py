@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from locproj.experiments import job_config, run_configured_job
-from locproj.neighbour_counts import (
+from locproj.engine.neighbor_counts import (
     ALL_POINTS,
     BETWEEN_CLASS_PAIRS,
     KINDS,
@@ -17,9 +17,9 @@ from locproj.neighbour_counts import (
     check_declaration,
     fit_limit,
 )
-from locproj.registry import METHODS, estimator_factory, method_spec
-from locproj.results import read_result
-from locproj.selection import cross_validate, resolve_grid, run_split
+from locproj.engine.registry import METHODS, estimator_factory, method_spec
+from locproj.engine.results import read_result
+from locproj.engine.selection import cross_validate, resolve_grid, run_split
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -17,11 +17,11 @@ import pytest
 
 from locproj.data import make_splits, prepare_dataset, write_splits
 from locproj.experiments import check_experiments, job_config, run_configured_job
-from locproj.method_failures import MethodError
-from locproj.own_methods import code_digest
-from locproj.registry import estimator_factory, method_spec
-from locproj.results import read_result
-from locproj.selection import cross_validate
+from locproj.engine.method_failures import MethodError
+from locproj.engine.own_methods import code_digest
+from locproj.engine.registry import estimator_factory, method_spec
+from locproj.engine.results import read_result
+from locproj.engine.selection import cross_validate
 
 ROOT = Path(__file__).resolve().parents[1]
 GUIDE = ROOT / "docs" / "own-method.md"

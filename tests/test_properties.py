@@ -1,11 +1,11 @@
 """Property-based tests of the core numerics, with ``hypothesis``.
 
-* graph weights (:mod:`locproj.neighbour_graphs`, :mod:`locproj.reconstruction_weights`):
+* graph weights (:mod:`locproj.core.neighbor_graphs`, :mod:`locproj.core.reconstruction_weights`):
   symmetric where documented, rows summing to what is documented, no edge between two classes
   when supervised;
-* the all-p evaluation (:mod:`locproj.evaluation`): one pass over the columns decides as a
+* the all-p evaluation (:mod:`locproj.core.evaluation`): one pass over the columns decides as a
   classifier refitted on the first p columns, for every p;
-* the solver (:func:`locproj.solvers.solve_embedding`): the constraint holds to 1e-8 on random
+* the solver (:func:`locproj.core.solvers.solve_embedding`): the constraint holds to 1e-8 on random
   well-posed problems, and the columns diagonalise the objective with the eigenvalues returned.
 
 Examples are drawn deterministically (``derandomize=True``, no example database), so CI sees the
@@ -23,9 +23,9 @@ from scipy import sparse
 from sklearn.neighbors import KNeighborsClassifier
 from threadpoolctl import threadpool_limits
 
-from locproj.evaluation import errors_all_p, predict_all_p, predict_at_p
-from locproj.class_graphs import class_block_graph, local_scaling_affinity
-from locproj.neighbour_graphs import (
+from locproj.core.evaluation import errors_all_p, predict_all_p, predict_at_p
+from locproj.core.class_graphs import class_block_graph, local_scaling_affinity
+from locproj.core.neighbor_graphs import (
     binary_weights,
     heat_weights,
     kneighbors,
@@ -33,8 +33,13 @@ from locproj.neighbour_graphs import (
     laplacian_factor,
     symmetrize,
 )
-from locproj.reconstruction_weights import lle_weights, local_krr_weights, reconstruction_cost, reconstruction_error
-from locproj.solvers import GramFactor, solve_embedding
+from locproj.core.reconstruction_weights import (
+    lle_weights,
+    local_krr_weights,
+    reconstruction_cost,
+    reconstruction_error,
+)
+from locproj.core.solvers import GramFactor, solve_embedding
 
 CHECKS = settings(max_examples=40, deadline=None, derandomize=True, database=None,
                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -11,12 +11,12 @@ from sklearn.decomposition import PCA
 from sklearn.neighbors import KNeighborsClassifier
 
 from locproj.data import per_class_splits
-from locproj.config import partition_key, partition_size, split_path
+from locproj.engine.config import partition_key, partition_size, split_path
 from locproj.experiments import aggregate_experiment, job_config
 from locproj.methods import LocallyEmbeddedAnalysis
 from locproj.protocols import dimension_curve, protocol_of
-from locproj.results import read_result, write_result
-from locproj.selection import SplitResult, run_split
+from locproj.engine.results import read_result, write_result
+from locproj.engine.selection import SplitResult, run_split
 
 ROOT = Path(__file__).resolve().parents[1]
 

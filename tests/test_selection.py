@@ -6,10 +6,10 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.decomposition import PCA
 from sklearn.neighbors import KNeighborsClassifier
 
-from locproj import results, selection
-from locproj.neighbour_counts import WITHIN_CLASS, NeighbourRule
-from locproj.results import read_result, write_result
-from locproj.selection import (
+from locproj.engine import results, selection
+from locproj.engine.neighbor_counts import WITHIN_CLASS, NeighbourRule
+from locproj.engine.results import read_result, write_result
+from locproj.engine.selection import (
     choose,
     cross_validate,
     resolve_grid,

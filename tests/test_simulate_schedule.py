@@ -90,7 +90,7 @@ def test_a_run_resumed_over_two_sittings_is_replayed_as_one():
 
 
 def test_reblocking_replaces_the_jobs_that_wrote_a_block_by_one_of_their_split_times_plus_a_start_up(jobs):
-    from locproj.job_costs import STARTUP_SECONDS
+    from locproj.engine.job_costs import STARTUP_SECONDS
 
     merged = simulate_schedule.reblocked(jobs, [("cd", ["out/c.h5", "out/d.h5"])], lambda path: 4.0)
     assert [job.rule for job in merged] == ["a", "cd", "b", "e"]        # in c's place

@@ -11,8 +11,8 @@ from sklearn.utils import check_random_state
 
 from locproj.methods import SupervisedLLE
 from locproj.methods.slle import select_subset
-from locproj.neighbour_graphs import kneighbors
-from locproj.reconstruction_weights import (
+from locproj.core.neighbor_graphs import kneighbors
+from locproj.core.reconstruction_weights import (
     class_penalized_coordinates,
     lle_weights,
     lle_weights_out_of_sample,
@@ -20,7 +20,7 @@ from locproj.reconstruction_weights import (
     max_sq_distance,
     reconstruction_cost,
 )
-from locproj._sparse_eigen import bottom_eigenvectors
+from locproj.core._sparse_eigen import bottom_eigenvectors
 
 
 def _cosines(A, B):
@@ -146,7 +146,7 @@ def test_arpack_without_convergence_falls_back_to_the_dense_solver_with_a_warnin
     from scipy.sparse.linalg import ArpackNoConvergence
     from sklearn.exceptions import ConvergenceWarning
 
-    from locproj import _sparse_eigen
+    from locproj.core import _sparse_eigen
 
     X = np.random.default_rng(2).standard_normal((80, 5))
     M = reconstruction_cost(lle_weights(X, kneighbors(X, 8), reg=1e-3))

@@ -16,7 +16,7 @@ from locproj.data.prepare import Dataset, write_dataset
 from locproj.protocols.embedding import (
     aggregate_embedding, binned_medians, border_samples, check_spec, per_class_split, read_panel, run_panel,
 )
-from locproj.registry import make_estimator
+from locproj.engine.registry import make_estimator
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = 20070620

@@ -7,16 +7,16 @@ from scipy import sparse
 from sklearn.decomposition import PCA
 from threadpoolctl import threadpool_limits
 
-from locproj.class_graphs import class_block_graph
-from locproj.neighbour_graphs import (
+from locproj.core.class_graphs import class_block_graph
+from locproj.core.neighbor_graphs import (
     heat_weights,
     kneighbors,
     laplacian,
     laplacian_factor,
     symmetrize,
 )
-from locproj.reconstruction_weights import lle_weights, reconstruction_error
-from locproj.solvers import GramFactor, fix_signs, pca_basis, solve_embedding
+from locproj.core.reconstruction_weights import lle_weights, reconstruction_error
+from locproj.core.solvers import GramFactor, fix_signs, pca_basis, solve_embedding
 
 
 def _problem(n=40, d=8, seed=0, classes=4):
@@ -156,7 +156,7 @@ def test_degenerate_eigenspace_is_resolved_deterministically_by_variance():
 @pytest.mark.parametrize("n", [1, 2, 5, 127, 128, 129, 300])
 @pytest.mark.parametrize("generalized", [True, False])
 def test_selected_eigenpairs_match_scipy(n, generalized):
-    from locproj._eigh import eigh_selected
+    from locproj.core._eigh import eigh_selected
 
     rng = np.random.default_rng(n)
     M = rng.standard_normal((n, n))
@@ -179,7 +179,7 @@ def test_divide_and_conquer_that_does_not_converge_falls_back_to_ql(monkeypatch)
     by dstev (implicit QL/QR), with the same eigenpairs."""
     from scipy.linalg import lapack
 
-    from locproj._eigh import eigh_selected
+    from locproj.core._eigh import eigh_selected
 
     def no_convergence(d, e, compute_v=1):
         return d.copy(), np.zeros((len(d), len(d))), 37
@@ -196,7 +196,7 @@ def test_divide_and_conquer_that_does_not_converge_falls_back_to_ql(monkeypatch)
 
 @pytest.mark.parametrize("factored", [False, True])
 def test_fewer_samples_than_features_solves_the_pencil_in_householder_coordinates(factored):
-    import locproj.solvers as solvers
+    import locproj.core.solvers as solvers
 
     X, y, L, D = _problem(24, 40)                 # rank n - 1: the centred data span 1^perp
     W = D - L
@@ -276,7 +276,7 @@ def test_centred_kernel_fast_basis_agrees_with_the_eigen_basis():
     from sklearn.metrics.pairwise import rbf_kernel
     from sklearn.preprocessing import KernelCenterer
 
-    from locproj.solvers import _CentredKernelBasis
+    from locproj.core.solvers import _CentredKernelBasis
 
     X, _, L, D = _problem(30, 6)
     K = KernelCenterer().fit_transform(rbf_kernel(X, gamma=0.2))
@@ -304,7 +304,7 @@ def test_rank_deficient_data_with_d_below_n():
 
 @pytest.mark.parametrize("shape", [(40, 8), (20, 60)])
 def test_gram_factor_equals_the_explicit_matrix(shape):
-    from locproj.solvers import GramFactor
+    from locproj.core.solvers import GramFactor
 
     X, y, _, _ = _problem(*shape, classes=2)
     E = reconstruction_error(lle_weights(X, kneighbors(X, 3, y)))
@@ -315,7 +315,7 @@ def test_gram_factor_equals_the_explicit_matrix(shape):
 
 
 def test_the_remembered_pca_basis_gives_identical_bits():
-    import locproj.solvers as solvers
+    import locproj.core.solvers as solvers
 
     rng = np.random.default_rng(5)
     X = rng.standard_normal((30, 50))               # d > n: the PCA basis is needed

@@ -13,7 +13,7 @@ from sklearn.exceptions import ConvergenceWarning
 from locproj.methods._base import RankDeficiencyWarning
 from locproj.methods.srda import SpectralRegressionDiscriminantAnalysis as SRDA
 from locproj.methods.srda import srda_responses
-from locproj.registry import METHODS
+from locproj.engine.registry import METHODS
 
 
 def _gram_schmidt_responses(y):

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from locproj.config import expand_targets, replace_experiments, report_categories
+from locproj.engine.config import expand_targets, replace_experiments, report_categories
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPERIMENTS = {"t2": {}, "curve": {}, "embed": {}, "matrix": {}, "extra": {}}

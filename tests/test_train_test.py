@@ -14,7 +14,7 @@ from sklearn.neighbors import KNeighborsClassifier, NearestCentroid
 
 from locproj.data import per_class_splits
 from locproj.experiments import aggregate_experiment, job_config
-from locproj.registry import estimator_factory
+from locproj.engine.registry import estimator_factory
 from locproj.protocols import train_test_curve
 
 CLASSIFIERS = {"ldc": {"classifier": "ldc"}, "1nn": {"classifier": "1nn"}, "nm": {"classifier": "nearest_mean"}}

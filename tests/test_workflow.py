@@ -274,7 +274,7 @@ TOY_PROTOCOL = '''
 from pathlib import Path
 
 from locproj.protocols.base import JobRule, Output, Protocol
-from locproj.reporting import write_text
+from locproj.report.writers import write_text
 
 
 class Toy(Protocol):

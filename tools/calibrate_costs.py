@@ -1,11 +1,11 @@
-"""Calibrate the job cost model (locproj.job_costs.COEFFICIENTS) on a run's recorded times.
+"""Calibrate the job cost model (locproj.engine.job_costs.COEFFICIENTS) on a run's recorded times.
 
 Reads an experiment's ``timing.csv`` (written by the ``cv_table`` aggregation with ``ranks: true``:
 CV and final-fit seconds per split, mean over the splits of each dataset, m and method), computes
-each cell's work terms from the config (:func:`locproj.job_costs.split_terms`) and fits, per method,
+each cell's work terms from the config (:func:`locproj.engine.job_costs.split_terms`) and fits, per method,
 non-negative seconds per unit of each term (``scipy.optimize.nnls`` on relative errors); ``default``
 is the fit over every method. Prints the coefficients as the Python literal of ``COEFFICIENTS`` (to
-paste into ``src/locproj/job_costs.py``) and, per method, how far the model is from the recorded
+paste into ``src/locproj/engine/job_costs.py``) and, per method, how far the model is from the recorded
 times.
 
     python tools/calibrate_costs.py docs/results/matrix/timing.csv --experiment matrix
@@ -21,7 +21,7 @@ import pandas as pd
 import yaml
 from scipy.optimize import nnls
 
-from locproj.job_costs import TERMS, split_terms
+from locproj.engine.job_costs import TERMS, split_terms
 
 
 def cells(config: dict, experiment: str, timing: pd.DataFrame):

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import yaml
 
-from locproj.config import expand_targets, paper_targets
+from locproj.engine.config import expand_targets, paper_targets
 from locproj.experiments import comparison_outputs, experiment_notes, experiment_protocols, paper_fidelity
-from locproj.fidelity import paper_title
+from locproj.report.fidelity import paper_title
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -31,7 +31,7 @@ finish, summed over sittings), printed on the first line.
 ``--reblock EXPERIMENT`` replays the run with that experiment's fit jobs as the config now blocks them
 (``splits_per_job: auto``): each new job the recorded seconds of its splits (``cv_seconds +
 fit_seconds`` in the run's result files, under ``--results``) plus the start-up of one process
-(``locproj.job_costs.STARTUP_SECONDS``), in place of the run's own blocks.
+(``locproj.engine.job_costs.STARTUP_SECONDS``), in place of the run's own blocks.
 
     python tools/simulate_schedule.py ../papers_run/.snakemake/log/*.log --reblock matrix \\
         --results ../papers_run
@@ -207,7 +207,7 @@ def reblocked(jobs: list[Job], blocks: list[tuple[str, list[str]]], split_second
     """``jobs`` with the jobs that wrote the files of ``blocks`` ((rule, outputs) per new job) replaced
     by one job per block: the inputs of the jobs it replaces, ``split_seconds(path)`` per output plus
     one start-up. A new job takes the place in the run's order of the first job it replaces."""
-    from locproj.job_costs import STARTUP_SECONDS
+    from locproj.engine.job_costs import STARTUP_SECONDS
 
     writer = {path: job for job in jobs for path in job.outputs}
     replaced = {id(writer[path]) for _, outputs in blocks for path in outputs}

@@ -28,11 +28,11 @@ class FixedDimension(SplitProtocol):
         return {"protocol": self.name, "p": spec["p"]}
 
     def run_split(self, job: dict, partition: str, split: int, data, train, test, output, n_jobs: int):
-        from locproj._io import provenance_attrs
-        from locproj.config import partition_size
-        from locproj.evaluation import errors_all_p
-        from locproj.registry import estimator_factory
-        from locproj.results import write_swept
+        from locproj.core._io import provenance_attrs
+        from locproj.engine.config import partition_size
+        from locproj.core.evaluation import errors_all_p
+        from locproj.engine.registry import estimator_factory
+        from locproj.engine.results import write_swept
 
         new_estimator = estimator_factory(job["method"], job["method_spec"].get("fixed", {}))
         estimator = new_estimator({"n_components": job["p"]}).fit(data.X[train], data.y[train])
@@ -46,9 +46,9 @@ class FixedDimension(SplitProtocol):
         import numpy as np
         import pandas as pd
 
-        from locproj.comparison import compare, read_published, write_comparison
-        from locproj.reporting import write_table_files
-        from locproj.results import read_swept
+        from locproj.report.comparison import compare, read_published, write_comparison
+        from locproj.report.writers import write_table_files
+        from locproj.engine.results import read_swept
 
         splits = pd.DataFrame([read_swept(path, ())[0] for path in inputs])
         errors = splits.assign(test_error=100 * splits["test_error"]).groupby(["dataset", "m", "method"], sort=False)

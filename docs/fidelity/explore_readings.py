@@ -10,9 +10,9 @@ import sys
 import numpy as np
 
 from locproj.data import read_dataset_file, read_splits, scale
-from locproj.registry import estimator_factory
-from locproj.registry import max_components
-from locproj.selection import run_split
+from locproj.engine.registry import estimator_factory
+from locproj.engine.registry import max_components
+from locproj.engine.selection import run_split
 
 dataset, m, n_splits = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 data = read_dataset_file(f"data/processed/{dataset}.h5")

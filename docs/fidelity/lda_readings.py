@@ -28,8 +28,8 @@ from threadpoolctl import threadpool_limits
 from locproj.data import read_dataset_file, read_splits
 from locproj.data.splits import derived_seed
 from locproj.methods import Fisherfaces
-from locproj.registry import max_components
-from locproj.selection import run_split
+from locproj.engine.registry import max_components
+from locproj.engine.selection import run_split
 
 DATA = "data/processed/{}.h5"
 SPLITS = "results/splits/{}_m{}.h5"

@@ -13,9 +13,9 @@ import sys
 import numpy as np
 
 from locproj.data import read_dataset_file, read_splits
-from locproj.evaluation import errors_all_p
+from locproj.core.evaluation import errors_all_p
 from locproj.methods import LocallyEmbeddedAnalysis
-from locproj.selection import read_result
+from locproj.engine.selection import read_result
 
 DATASETS = {"orl": "m3", "yale": "m6", "umist": "f0.25"}
 GRID = [(k, r) for k in (1, 2, 4, 8, "all") for r in (0.001, 0.01, 0.1)]

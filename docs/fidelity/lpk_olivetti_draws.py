@@ -15,7 +15,7 @@ from sklearn.svm import SVC
 
 from locproj.data import read_dataset_file
 from locproj.data.splits import grouped_holdout_split
-from locproj.registry import make_estimator
+from locproj.engine.registry import make_estimator
 
 data = read_dataset_file("data/views/olivetti_gender_unit.h5")
 accuracies, wrong_subjects = [], Counter()

@@ -23,8 +23,8 @@ from sklearn.decomposition import PCA
 
 from locproj.data import derived_seed, read_dataset_file, read_splits
 from locproj.methods import LocalityPreservingProjection
-from locproj.registry import max_components
-from locproj.selection import run_split
+from locproj.engine.registry import max_components
+from locproj.engine.selection import run_split
 
 GRID = {"n_neighbors": [5, 10, 20, "m-1"], "gamma": {"sigma0_sq_times": [0.0625, 0.125, 0.25, 0.5, 1, 2, 4, 8, 16]}}
 

@@ -11,7 +11,7 @@ among them: a rule reruns its jobs when its script changes, so the scripts keep 
 
 from __future__ import annotations
 
-from .config import data_notes, method_folders, partition_size
+from .engine.config import data_notes, method_folders, partition_size
 from .errors import ConfigError
 from .protocols import protocol_named, protocol_of
 
@@ -22,7 +22,7 @@ __all__ = ["aggregate_experiment", "aggregation_inputs", "check_experiments", "c
 
 def check_experiments(config: dict) -> None:
     """Fail at start-up, naming the experiment, on an unknown dataset, method or parameter."""
-    from .registry import method_spec
+    from .engine.registry import method_spec
 
     known_data = set(config["datasets"]) | set(config.get("views", {}))
     for name, spec in config.get("experiments", {}).items():
@@ -49,7 +49,7 @@ def check_experiments(config: dict) -> None:
 
 def _check_cost_sizes(config: dict, protocol, spec: dict) -> None:
     """``splits_per_job: auto`` needs a protocol that sizes its blocks and every dataset's size."""
-    from .job_costs import dataset_size
+    from .engine.job_costs import dataset_size
 
     if not protocol.auto_blocks:
         raise ConfigError(f"splits_per_job: auto sizes the blocks of cross-validated jobs; give the "
@@ -72,7 +72,7 @@ def job_config(config: dict, experiment: str, dataset: str, method: str, block=N
 
 
 def run_configured_job(job: dict, partition: str, splits, data_path, splits_path, outputs, n_jobs: int = 1):
-    """Run one job (``job`` from :func:`job_config`) on ``partition`` (:func:`locproj.config.partition_key`, or
+    """Run one job (``job`` from :func:`job_config`) on ``partition`` (:func:`locproj.engine.config.partition_key`, or
     ``holdout``): the splits ``splits`` of ``splits_path``, the result of ``splits[i]`` written to
     ``outputs[i]``; each file is complete once it exists."""
     from .data import read_dataset_file, read_splits
@@ -96,7 +96,7 @@ def aggregate_experiment(spec: dict, inputs, out_dir, seed=None, notes=None) -> 
     paper's (:func:`experiment_notes`)."""
     from pathlib import Path
 
-    from .reporting import write_metadata  # here: the jobs, which import the engine, never need pandas
+    from .report.writers import write_metadata  # here: the jobs, which import the engine, never need pandas
 
     failures = protocol_of(spec).aggregate(spec, inputs, out_dir, seed=seed, notes=notes)
     write_metadata(Path(out_dir) / "metadata.yaml", spec, seed, failures=failures)
@@ -129,7 +129,7 @@ def paper_points(comparisons: dict, protocols: dict, notes: dict | None = None):
     """The fidelity points of a paper's experiments (experiment -> its ``comparison.csv``), each read
     by its protocol (experiment -> protocol name; :meth:`~locproj.protocols.base.Protocol.fidelity_points`),
     and the experiments that have none to draw (their published statements are not numbers)."""
-    from .fidelity import Points, read_comparison
+    from .report.fidelity import Points, read_comparison
 
     found, empty = Points(), []
     for experiment, path in comparisons.items():
@@ -145,7 +145,7 @@ def paper_fidelity(comparisons: dict, protocols: dict, stem, *, title: str, note
                    formats=("png", "pdf")):
     """Draw a paper's fidelity figure (``<stem>.png`` and ``.pdf``) from its experiments' comparisons
     (:func:`paper_points`); ``notes``: experiment -> dataset -> data note."""
-    from .fidelity import draw_fidelity, left_out_text
+    from .report.fidelity import draw_fidelity, left_out_text
 
     found, empty = paper_points(comparisons, protocols, notes)
     return draw_fidelity(found.points, stem, title=title, left_out=left_out_text(found, empty), formats=formats)

@@ -8,7 +8,7 @@ import sys
 from threadpoolctl import threadpool_limits
 
 from .errors import UserError
-from .method_failures import set_rule_log
+from .engine.method_failures import set_rule_log
 
 
 def run_rule(snakemake, main) -> None:

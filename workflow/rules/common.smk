@@ -8,7 +8,7 @@ from snakemake.utils import validate
 
 from locproj.data.checks import check_dataset_options, check_local_datasets
 from locproj.data.sources import local_files
-from locproj.config import (
+from locproj.engine.config import (
     NAME_PATTERN,
     data_file,
     expand_targets,
@@ -21,7 +21,7 @@ from locproj.config import (
 )
 from locproj.errors import UserError, schema_error, user_error_message
 from locproj.workflow import drop_local_rate_limiter
-from locproj.fidelity import paper_title
+from locproj.report.fidelity import paper_title
 from locproj.experiments import (
     aggregation_inputs,
     failure_summary,

@@ -174,7 +174,7 @@ for _paper, _comparisons in FIDELITY.items():
 
 
 # A target per paper (config `targets`): every experiment it names, and every experiment of the
-# targets it names (`papers`: all of them; TARGETS, locproj.config.expand_targets), with the
+# targets it names (`papers`: all of them; TARGETS, locproj.engine.config.expand_targets), with the
 # papers' fidelity figures. A target named after its one experiment (matrix: [matrix]) is that
 # experiment's own rule above.
 for _target, _experiments in TARGETS.items():

@@ -2,7 +2,7 @@
 002's SVM with learned local projections, a classifier that also transforms).
 
 Every graph-embedding method hands a graph and a constraint to the one solver,
-:func:`locproj.solvers.solve_embedding`; see ``docs/methods.md``.
+:func:`locproj.core.solvers.solve_embedding`; see ``docs/methods.md``.
 """
 
 from .isop import IsometricProjection

@@ -12,14 +12,14 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..solvers import solve_embedding
+from ..core.solvers import solve_embedding
 
 _COLUMN_SCALINGS = ("unit", "constraint")
 
 
 @dataclass(frozen=True)
 class GraphProblem:
-    """What a method hands to :func:`locproj.solvers.solve_embedding`.
+    """What a method hands to :func:`locproj.core.solvers.solve_embedding`.
 
     ``constraint_scale`` multiplies the solver's constraint-scaled columns when
     ``column_scaling='constraint'`` (e.g. ``sqrt(n)`` for LEA's ``P^T X X^T P = n I``).

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..neighbour_graphs import FAR_RATIO, isometric_distances, isometric_tau
-from ..solvers import solve_embedding
+from ..core.neighbor_graphs import FAR_RATIO, isometric_distances, isometric_tau
+from ..core.solvers import solve_embedding
 from ._base import (
     GraphEmbeddingTransformer,
     GraphProblem,
@@ -17,7 +17,7 @@ from ._base import (
 
 
 def isop_tau(X, y, n_neighbors, supervised: bool) -> np.ndarray:
-    """``tau(D)`` of isometric projection's distances (:func:`~locproj.neighbour_graphs.isometric_distances`),
+    """``tau(D)`` of isometric projection's distances (:func:`~locproj.core.neighbor_graphs.isometric_distances`),
     double-centred once over all ``n`` points and symmetrised, as the authors' ``IsoP.m``."""
     return isometric_tau(isometric_distances(X, n_neighbors, y if supervised else None))
 
@@ -38,7 +38,7 @@ _DEGENERATE_RTOL = 1e-12
 
 
 def check_far_magnitude(X: np.ndarray) -> None:
-    """A ``ValueError`` for data whose far distances (:data:`~locproj.neighbour_graphs.FAR_RATIO`
+    """A ``ValueError`` for data whose far distances (:data:`~locproj.core.neighbor_graphs.FAR_RATIO`
     times the largest) would make the eigenvalues overflow float64: a limit ``FAR_RATIO`` times
     below that of :func:`~locproj.methods._base.check_fit_values`."""
     n, d = X.shape
@@ -69,13 +69,13 @@ class IsometricProjection(GraphEmbeddingTransformer):
     match ``tau(D_G)``: maximise ``a^T X tau(D_G) X^T a`` subject to ``a^T X X^T a = 1``, i.e.
     ``X tau(D_G) X^T a = lambda X X^T a`` with the largest eigenvalues (Cai et al. 2007, the
     linearised Isomap objective and its eigenproblem), solved by
-    :func:`locproj.solvers.solve_embedding` after centring and its PCA pre-step (``tau 1 = 0``:
+    :func:`locproj.core.solvers.solve_embedding` after centring and its PCA pre-step (``tau 1 = 0``:
     centring leaves the objective unchanged, and the constraint is the total scatter).
 
     A pair with no path between them -- points of different classes when ``supervised``, points
     of different connected components of the graph -- gets 1000 times the largest Euclidean
     distance (within a class when ``supervised``), the authors' "effectively infinite distance"
-    (:func:`~locproj.neighbour_graphs.isometric_distances`), and ``tau`` double-centres all ``n``
+    (:func:`~locproj.core.neighbor_graphs.isometric_distances`), and ``tau`` double-centres all ``n``
     points at once.  Supervised, the between-class distances then dominate ``tau``: its leading
     ``c - 1`` directions put each class at nearly one point (on data with more dimensions than
     samples, exactly up to rounding), and the later ones follow the geodesics within the classes.

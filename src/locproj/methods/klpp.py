@@ -8,7 +8,7 @@ from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.preprocessing import KernelCenterer
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..solvers import check_n_components, solve_embedding
+from ..core.solvers import check_n_components, solve_embedding
 from ._base import scale_columns, validate_fit_data
 from .lpp import lpp_graph
 
@@ -19,7 +19,7 @@ class KernelLPP(TransformerMixin, BaseEstimator):
     With ``v = phi(X) alpha`` (003 eq. 20) the LPP problem in feature space becomes
     ``K L K alpha = lambda K D K alpha`` (eq. 21-24), smallest eigenvalues first; a new point is
     projected by ``k(x, X_train)^T alpha`` (eq. 25).  Solved by
-    :func:`locproj.solvers.solve_embedding` with the kernel matrix as the data matrix
+    :func:`locproj.core.solvers.solve_embedding` with the kernel matrix as the data matrix
     (``center=False``; the PCA pre-step then restricts ``alpha`` to the range of ``K``).
     With ``center_kernel=True`` the data are centred in feature space (``K <- H K H``, and
     the same centring for new points), the analogue of the centring done for linear LPP:

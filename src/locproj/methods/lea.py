@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from ..neighbour_graphs import kneighbors
-from ..reconstruction_weights import lle_weights, reconstruction_error
-from ..solvers import GramFactor
+from ..core.neighbor_graphs import kneighbors
+from ..core.reconstruction_weights import lle_weights, reconstruction_error
+from ..core.solvers import GramFactor
 from ._base import GraphEmbeddingTransformer, GraphProblem
 
 

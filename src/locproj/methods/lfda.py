@@ -6,8 +6,8 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse.linalg import LinearOperator, aslinearoperator
 
-from ..class_graphs import local_scaling_affinity
-from ..neighbour_graphs import laplacian
+from ..core.class_graphs import local_scaling_affinity
+from ..core.neighbor_graphs import laplacian
 from ._base import GraphEmbeddingTransformer, GraphProblem
 
 

@@ -10,7 +10,7 @@ from sklearn.decomposition import PCA
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..solvers import fix_signs
+from ..core.solvers import fix_signs
 from ._base import LinearProjection, RankDeficiencyWarning, scale_columns, validate_fit_data
 
 

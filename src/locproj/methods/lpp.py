@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from ..neighbour_graphs import binary_weights, heat_weights, kneighbors, laplacian, laplacian_factor, symmetrize
-from ..solvers import GramFactor
+from ..core.neighbor_graphs import binary_weights, heat_weights, kneighbors, laplacian, laplacian_factor, symmetrize
+from ..core.solvers import GramFactor
 from ._base import GraphEmbeddingTransformer, GraphProblem
 
 
 def lpp_graph(X, y, n_neighbors, weight: str, gamma, supervised: bool, factored: bool = False):
     """Laplacian ``L = D - W`` and degree matrix ``D`` of the symmetrised kNN graph
     (``W = max(W, W^T)``) with binary or heat-kernel weights (003 eq. 12-14).  ``factored``:
-    ``L`` as a :class:`~locproj.solvers.GramFactor` when the graph's components are small."""
+    ``L`` as a :class:`~locproj.core.solvers.GramFactor` when the graph's components are small."""
     nbhd = kneighbors(X, n_neighbors, y if supervised else None)
     if weight == "heat":
         W = heat_weights(nbhd, gamma)
@@ -30,7 +30,7 @@ class LocalityPreservingProjection(GraphEmbeddingTransformer):
     Minimises ``sum_ij w_ij (p^T x_i - p^T x_j)^2 = p^T X L X^T p`` subject to
     ``p^T X D X^T p = 1``, i.e. ``X L X^T p = lambda X D X^T p`` with the smallest eigenvalues
     (paper 003 eq. 1-11, paper 000 eq. 39-40), after centring and the PCA pre-step of
-    :func:`locproj.solvers.solve_embedding`.
+    :func:`locproj.core.solvers.solve_embedding`.
 
     Parameters
     ----------

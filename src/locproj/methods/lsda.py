@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numbers
 
-from ..class_graphs import check_lsda_neighbors, lsda_all_pairs_problem, lsda_graphs
-from ..neighbour_graphs import laplacian
+from ..core.class_graphs import check_lsda_neighbors, lsda_all_pairs_problem, lsda_graphs
+from ..core.neighbor_graphs import laplacian
 from ._base import GraphEmbeddingTransformer, GraphProblem, leading_above
 
 
@@ -32,7 +32,7 @@ class LocalitySensitiveDiscriminantAnalysis(GraphEmbeddingTransformer):
 
     the generalized eigenproblem ``X (beta L_b + (1 - beta) W_w) X^T a = lambda X D_w X^T a``,
     largest eigenvalues first (``X`` with samples as columns; here on centred data after the PCA
-    step of :func:`locproj.solvers.solve_embedding`, as the authors' code centres too).  As in
+    step of :func:`locproj.core.solvers.solve_embedding`, as the authors' code centres too).  As in
     that code each point counts among its own ``k + 1`` closest points, so ``W_w`` has ones on
     its diagonal: they add one to every within-class degree (``D_w`` is never singular) and
     ``x_i x_i^T`` to ``X W_w X^T``; ``L_b`` and ``L_w = D_w - W_w`` are unchanged by them.

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..class_graphs import check_n_pairs, mfa_graphs
-from ..neighbour_graphs import laplacian, laplacian_factor
-from ..solvers import GramFactor
+from ..core.class_graphs import check_n_pairs, mfa_graphs
+from ..core.neighbor_graphs import laplacian, laplacian_factor
+from ..core.solvers import GramFactor
 from ._base import GraphEmbeddingTransformer, GraphProblem
 
 
@@ -24,7 +24,7 @@ class MarginalFisherAnalysis(GraphEmbeddingTransformer):
     is solved, as in the linearised graph embedding with ``B = D^p - W^p``, by the generalized
     eigenproblem ``X L X^T w = lambda X L^p X^T w``, smallest eigenvalues first (``X`` with samples
     as columns; here on centred data after the PCA step of
-    :func:`locproj.solvers.solve_embedding` to the data's rank, not the paper's ``N - N_c``).
+    :func:`locproj.core.solvers.solve_embedding` to the data's rank, not the paper's ``N - N_c``).
 
     ``X L^p X^T`` has rank at most the number of penalty edges, often below the data's rank (faces:
     ``d >> n``).  It is then singular and the solver adds a small ridge to it: the directions
@@ -78,7 +78,7 @@ class MarginalFisherAnalysis(GraphEmbeddingTransformer):
         """Learn the projection from training data ``X`` and labels ``y``.
 
         A penalty graph without spread is refused before solving
-        (:func:`~locproj.class_graphs.check_penalty_spread`); a Cholesky failure of the reduced
+        (:func:`~locproj.core.class_graphs.check_penalty_spread`); a Cholesky failure of the reduced
         ``X L^p X^T`` (plus the solver's ridge) that gets past that check is reported as what it is,
         a penalty scatter too close to singular."""
         try:

@@ -13,8 +13,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..neighbour_graphs import kneighbors
-from ..reconstruction_weights import (
+from ..core.neighbor_graphs import kneighbors
+from ..core.reconstruction_weights import (
     class_penalized_coordinates,
     lle_weights,
     lle_weights_out_of_sample,
@@ -23,7 +23,7 @@ from ..reconstruction_weights import (
     reconstruction_cost,
     spectrum_summary,
 )
-from .._sparse_eigen import bottom_eigenvectors
+from ..core._sparse_eigen import bottom_eigenvectors
 from ._base import check_fit_values
 
 _EIGEN_SOLVERS = ("auto", "arpack", "dense")
@@ -39,7 +39,7 @@ class SupervisedLLE(TransformerMixin, BaseEstimator):
     SLLE (§4.2) replaces ``D`` by ``D' = D + alpha max(D) Delta`` (eq. 8), ``Delta_ij = 1`` when
     the labels of ``x_i`` and ``x_j`` differ, both for the neighbour search and for ``Q``.  ``D'``
     is the squared distance of ``x`` with ``sqrt(alpha max(D) / 2)`` times its label's one-hot
-    code appended (:func:`locproj.reconstruction_weights.class_penalized_coordinates`), so eq. 5 on ``D'`` is
+    code appended (:func:`locproj.core.reconstruction_weights.class_penalized_coordinates`), so eq. 5 on ``D'`` is
     eq. 3 on those coordinates and no ``n x n`` matrix is formed.  ``alpha = 0`` is LLE;
     ``alpha = 1`` puts every other class beyond every point of one's own, and each class is
     embedded on its own (below).
@@ -55,7 +55,7 @@ class SupervisedLLE(TransformerMixin, BaseEstimator):
     own ``m_i`` (from ``v``) serves the majority vote only: with ``sigma_i^2`` beyond ``m_i``, a
     neighbourhood in a bend of a 2-D sheet in 3-D needs ``m_i = 3 = d`` and gets ``sigma_i^2 = 0``
     exactly where Fig. 2(b) has its peaks (docs/fidelity, "Paper 004").  ``sigma_i^2 = 0`` is
-    floored at ``1e-12 tr(Q^(i))``.  This is :func:`locproj.reconstruction_weights.lle_weights` with
+    floored at ``1e-12 tr(Q^(i))``.  This is :func:`locproj.core.reconstruction_weights.lle_weights` with
     ``reg_mode='auto'`` and ``subspace=(n_components_, d)``.
 
     **Stage II** (eq. 6-7).  ``Y`` minimises ``tr(Y M Y^T)``, ``M = (I - W)^T (I - W)``,
@@ -96,7 +96,7 @@ class SupervisedLLE(TransformerMixin, BaseEstimator):
     **New points** (end of §2).  The ``k`` nearest reference points of ``x`` in plain Euclidean
     distance (labels are unknown), weights by eq. 4 with the same regularisation (``r``, or
     ``sigma^2`` of the new point's own ``Q``), ``y = sum_j w_j y_N(j)``
-    (:func:`locproj.reconstruction_weights.lle_weights_out_of_sample`).  A new point equal to a reference point
+    (:func:`locproj.core.reconstruction_weights.lle_weights_out_of_sample`).  A new point equal to a reference point
     is mapped onto its embedding (the ``r -> 0`` limit of eq. 4), so ``transform`` of the
     training data reproduces ``embedding_``.
 

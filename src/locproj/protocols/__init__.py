@@ -4,7 +4,7 @@ An experiment names its ``protocol`` in the config (default ``cv_table``); :data
 the name to the protocol's object, whose contract is :class:`.base.Protocol`:
 
 ``cv_table`` (:mod:`.cv_table`)
-    Per-class random splits, the inner cross-validation of :mod:`locproj.selection` choosing the
+    Per-class random splits, the inner cross-validation of :mod:`locproj.engine.selection` choosing the
     hyper-parameters and p, then the test error at the chosen p: Table 2 of paper 000.
 ``dimension_curve`` (:mod:`.dimension_curve`)
     The same jobs on per-class partitions (a count or a fraction of each class), also recording
@@ -21,7 +21,7 @@ the name to the protocol's object, whose contract is :class:`.base.Protocol`:
     as images: Figs. 1-3 of paper 001.
 
 The split protocols share the jobs of :mod:`.split_jobs` (splits, blocks, seeds) and the CV and
-evaluation core (:mod:`locproj.selection`, :mod:`locproj.evaluation`); a protocol module adds only
+evaluation core (:mod:`locproj.engine.selection`, :mod:`locproj.core.evaluation`); a protocol module adds only
 what differs. Adding a protocol is one module, its schema entry and one line here
 (``docs/protocols.md``).
 """

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..config import method_folders
+from ..engine.config import method_folders
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ class Protocol(ABC):
 
     #: The protocol's config name (``protocol:`` of an experiment); a concrete protocol sets it.
     name = ""
-    #: Whether it accepts ``splits_per_job: auto`` (blocks sized by :mod:`locproj.job_costs`).
+    #: Whether it accepts ``splits_per_job: auto`` (blocks sized by :mod:`locproj.engine.job_costs`).
     auto_blocks = False
 
     def __init_subclass__(cls, **options):
@@ -98,10 +98,10 @@ class Protocol(ABC):
     def aggregate(self, spec: dict, inputs, out_dir, seed=None, notes=None) -> None:
         """Write every output of the experiment (:meth:`outputs`) into ``out_dir`` from its result
         files (``inputs``: the aggregation rule's input, :meth:`aggregation_inputs` in order),
-        atomically (:mod:`locproj.reporting`). ``notes``: dataset -> how its public data differ
+        atomically (:mod:`locproj.report.writers`). ``notes``: dataset -> how its public data differ
         from the paper's, to be said in every output that uses it. Return the failed splits or jobs
         (dicts with ``experiment, dataset, m, method, split, failure, log``; a result file of
-        :func:`locproj.results.write_failure` is one), or None. The engine then writes
+        :func:`locproj.engine.results.write_failure` is one), or None. The engine then writes
         ``metadata.yaml`` (configuration, seed, config hash, versions, the failures): list it in
         :meth:`outputs`, never write it here."""
 
@@ -124,7 +124,7 @@ class Protocol(ABC):
 
     def method_entries(self, spec: dict) -> dict[str, tuple[dict, dict]]:
         """``{entry name: (entry, parameters it sets)}``, checked against the method registry
-        (:func:`locproj.registry.method_spec`) before any job runs. Default: every entry of
+        (:func:`locproj.engine.registry.method_spec`) before any job runs. Default: every entry of
         ``methods``, with its ``fixed`` parameters and the names of its ``grid``."""
         entries = {}
         for entry_name, entry in spec["methods"].items():
@@ -152,11 +152,11 @@ class Protocol(ABC):
 
     def fidelity_points(self, comparison, notes=None):
         """The rows of the experiment's ``comparison.csv`` (a DataFrame) as points of its paper's
-        fidelity figure (:class:`locproj.fidelity.Points`: the numbers drawn and the statements left
+        fidelity figure (:class:`locproj.report.fidelity.Points`: the numbers drawn and the statements left
         out, counted by kind); ``notes``: dataset -> data note, marking stand-in data. Default:
-        the cell rows of :func:`locproj.comparison.compare` (``published_mean`` and ``ours_mean`` of
-        each dataset, m and method, :func:`locproj.fidelity.cell_points`)."""
-        from ..fidelity import cell_points
+        the cell rows of :func:`locproj.report.comparison.compare` (``published_mean`` and ``ours_mean`` of
+        each dataset, m and method, :func:`locproj.report.fidelity.cell_points`)."""
+        from ..report.fidelity import cell_points
 
         return cell_points(comparison, notes)
 
@@ -173,20 +173,20 @@ class Protocol(ABC):
 
 def estimator_source(config: dict, entry_name: str, entry: dict | None) -> dict:
     """``{"estimator_source": ...}`` for a method entry by import path (its package and version, or
-    its local file and sha256: :func:`locproj.own_methods.import_estimator`), to be part of its jobs'
+    its local file and sha256: :func:`locproj.engine.own_methods.import_estimator`), to be part of its jobs'
     configuration: the provenance names the code, and an edit of a local file reruns exactly the
     jobs that use it. ``{}`` for a built-in method, whose jobs' configuration stays as it was."""
     if "estimator" not in (entry or {}):
         return {}
-    from ..registry import method_spec
+    from ..engine.registry import method_spec
 
     return {"estimator_source": method_spec(entry_name, entry, method_folders(config)).source}
 
 
 def job_method(job: dict):
-    """The :class:`locproj.registry.MethodSpec` of a job's method entry (inside the job: an
+    """The :class:`locproj.engine.registry.MethodSpec` of a job's method entry (inside the job: an
     entry by import path is imported from the source its job configuration records)."""
-    from ..registry import method_spec
+    from ..engine.registry import method_spec
 
     entry = job.get("method_spec") or {"method": job.get("registry_method", job["method"])}
     return method_spec(job["method"], entry, source=job.get("estimator_source"))
@@ -196,10 +196,10 @@ def job_method(job: dict):
 def failure_recorded(job: dict, partition: str, split, output, meta: dict):
     """Run one split (or job) of a method: a failure stops the job, naming the method and the cell,
     or, under ``on_error: record``, becomes its result file ``output`` (what it is of: ``meta``; the
-    provenance, the failure's record and the job's log); see :mod:`locproj.method_failures`."""
-    from .._io import provenance_attrs
-    from ..method_failures import handled, rule_log
-    from ..results import write_failure
+    provenance, the failure's record and the job's log); see :mod:`locproj.engine.method_failures`."""
+    from ..core._io import provenance_attrs
+    from ..engine.method_failures import handled, rule_log
+    from ..engine.results import write_failure
 
     def write(record: dict) -> None:
         write_failure(output, {**provenance_attrs(job), **meta, **record, "log": rule_log()})

@@ -1,9 +1,9 @@
 """What the two curve protocols share (``train_test_curve``, ``holdout_curve``): their aggregation.
 
-Each job of theirs writes one :func:`locproj.results.write_swept` file of arrays over its swept
+Each job of theirs writes one :func:`locproj.engine.results.write_swept` file of arrays over its swept
 values. :class:`CurveAggregation` turns an experiment's files into every output, in the same steps
 for both: the long rows of every file, one summary row per curve point, ``curves.csv``, the table,
-the comparison with the published statements (:func:`locproj.comparison.write_comparison`) and one
+the comparison with the published statements (:func:`locproj.report.comparison.write_comparison`) and one
 figure per dataset. A protocol supplies each step's contents (the abstract methods below); a
 method entry's ``pca_first`` is :class:`locproj.methods.linear.LeadingPCA` in both.
 """
@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import reporting
-from ..comparison import write_comparison
-from ..method_failures import failure_text
-from ..results import failures
+from ..report import writers
+from ..report.comparison import write_comparison
+from ..engine.method_failures import failure_text
+from ..engine.results import failures
 
 
 class CurveAggregation(ABC):
@@ -67,8 +67,8 @@ class CurveAggregation(ABC):
         failed = [failure_of(attrs) for attrs in failures(paths)]
         long = self.read_results(spec, paths)
         summary = self.summarise(long)
-        reporting.write_text(out_dir / "curves.csv",
-                             reporting.frame_to_csv(reporting.with_notes(self.curves_table(summary), notes)))
+        writers.write_text(out_dir / "curves.csv",
+                             writers.frame_to_csv(writers.with_notes(self.curves_table(summary), notes)))
         self.write_tables(self.curves_table(summary), spec, out_dir, notes, footer=failure_lines(failed, spec),
                           latex_footer=failure_lines(failed, spec, style="tex"))
         experiment = long["experiment"].iloc[0]
@@ -83,7 +83,7 @@ class CurveAggregation(ABC):
 
 
 def failure_of(attrs: dict) -> dict:
-    """A failed job's file (:func:`locproj.results.write_failure`) as the run's summary lists it."""
+    """A failed job's file (:func:`locproj.engine.results.write_failure`) as the run's summary lists it."""
     return {"experiment": attrs.get("experiment", ""), "dataset": attrs.get("dataset", ""),
             "m": attrs.get("m", "holdout"), "method": attrs.get("method", ""),
             "split": attrs.get("split", attrs.get("block", "")), "failure": failure_text(attrs),
@@ -97,7 +97,7 @@ def failure_lines(failed: list[dict], spec: dict, style: str = "plain") -> str:
              f"{item['m']}, {item['split']}): {item['failure']}" + (f"; log: {item['log']}" if item["log"] else "")
              for item in failed]
     if style == "tex":
-        return "".join(f"\\par\\footnotesize {reporting.tex_escape(line)}\n" for line in lines)
+        return "".join(f"\\par\\footnotesize {writers.tex_escape(line)}\n" for line in lines)
     return "".join(f"\n{line}\n" for line in lines)
 
 
@@ -107,4 +107,4 @@ def plot_curves(summary: pd.DataFrame, spec: dict, published: pd.DataFrame, out_
     ``curve_figure(dataset, rows, spec, published, notes)``, saved with its outside legend."""
     for dataset, rows in summary.groupby("dataset", sort=False):
         figure = curve_figure(dataset, rows, spec, published, notes)
-        reporting.save_figure(figure, Path(out_dir) / f"curves_{dataset}", tight=True)
+        writers.save_figure(figure, Path(out_dir) / f"curves_{dataset}", tight=True)

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..error_tables import ID_COLUMNS
-from ..reporting import (
+from ..report.error_tables import ID_COLUMNS
+from ..report.writers import (
     draw_curve,
     draw_reference,
     legend_outside,
@@ -23,7 +23,7 @@ from ..reporting import (
     stopped_label,
     style_axes,
 )
-from ..results import read_result
+from ..engine.results import read_result
 
 
 def collect_cv_curves(paths: Iterable) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -80,7 +80,7 @@ def plot_cv_curves(curves: pd.DataFrame, out_dir, *, baselines: pd.DataFrame | N
         Dataset -> how its public data differ from the paper's; written under its figure.
     skipped : mapping, optional
         ``(dataset, method) ->`` the grid values its CV did not fit, with why
-        (:func:`locproj.error_tables.skipped_values`): said under the figure and in the legend.
+        (:func:`locproj.report.error_tables.skipped_values`): said under the figure and in the legend.
 
     Returns
     -------
@@ -139,7 +139,7 @@ def _curve_ends(rows: pd.DataFrame, entry: Mapping, name: str, skipped: str | No
     early = sorted({int(p) for p in last[last < rows.groupby("m")["p_max"].max()]})
     if not early:
         return lambda label: label
-    from locproj.registry import end_reason
+    from locproj.engine.registry import end_reason
 
     reason = end_reason(name, entry, early, skipped)
     return lambda label: stopped_label(label, ", ".join(map(str, early)), reason)

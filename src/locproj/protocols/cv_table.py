@@ -21,11 +21,11 @@ RANKS_OUTPUTS = (("ranks_csv", "ranks.csv", "../report/ranks.rst"), ("ranks_md",
 
 def aggregate_table(spec: dict, result_paths, out_dir, seed=None, notes=None) -> list[dict]:
     """Tables, comparison with the published numbers and CV-curve figures; ``notes``
-    (:func:`locproj.config.data_notes`) say in each of them where the public data differ from the paper's.
+    (:func:`locproj.engine.config.data_notes`) say in each of them where the public data differ from the paper's.
     Returns the failed splits."""
     # imported here, so that this protocol's jobs (locproj.protocols.split_jobs) never load pandas
-    from .. import error_tables
-    from ..comparison import compare, read_published, write_comparison
+    from ..report import error_tables
+    from ..report.comparison import compare, read_published, write_comparison
     from .cv_curves import collect_cv_curves, plot_cv_curves
 
     methods, labels = list(spec["methods"]), spec.get("labels", {})

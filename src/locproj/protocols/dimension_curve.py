@@ -2,7 +2,7 @@
 
 The jobs are those of :mod:`.split_jobs` on per-class partitions (a count or a fraction of
 each class), with ``test_curve`` set: each method is cross-validated and refitted once per
-partition (:func:`locproj.selection.run_split`), and the refitted projection's 1-NN test error is
+partition (:func:`locproj.engine.selection.run_split`), and the refitted projection's 1-NN test error is
 recorded at every dimension ``1..D`` (``D`` the method's bound, ``c - 1`` for LDA). From them:
 
 * **lowest over dimensions** (the paper's number): per partition the lowest test error over the
@@ -24,17 +24,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import error_tables, reporting
-from ..comparison import compare, read_published, write_comparison
-from ..config import RAW_METHOD, registry_method
-from ..results import read_result
+from ..report import error_tables, writers
+from ..report.comparison import compare, read_published, write_comparison
+from ..engine.config import RAW_METHOD, registry_method
+from ..engine.results import read_result
 from .split_jobs import SplitProtocol
 
 _KEYS = ["dataset", "m", "method"]
 
 
 def collect(paths) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Per result file: the :func:`locproj.error_tables.collect` row plus the lowest test error over
+    """Per result file: the :func:`locproj.report.error_tables.collect` row plus the lowest test error over
     dimensions (``lowest_error``, fraction) and its dimension (``lowest_dim``); and the long table
     of test error per dimension (``dataset, m, method, split, dim, test_error``).
 
@@ -67,7 +67,7 @@ def collect(paths) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def summarise(results: pd.DataFrame, methods_order=None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(lowest, by_cv): :func:`locproj.error_tables.summarise` of the lowest errors with their
+    """(lowest, by_cv): :func:`locproj.report.error_tables.summarise` of the lowest errors with their
     dimensions, and of the CV-chosen errors with the CV-chosen dimensions (Wilcoxon bolding in each).
     ``m`` holds ints for counts and floats for fractions (``3``, ``0.25``), as in the config."""
     by_cv = error_tables.summarise(results, methods_order)
@@ -115,16 +115,16 @@ def write_tables(lowest, by_cv, out_dir, *, stem, methods_order, method_labels, 
     for title, summary in sections:
         plain = _as_config_sizes(error_tables.wide_table(summary, **options))
         shown += list(plain["dataset"])
-        markdown.append(f"**{title}**\n\n" + reporting.frame_to_markdown(reporting.mark_noted(plain, notes)))
+        markdown.append(f"**{title}**\n\n" + writers.frame_to_markdown(writers.mark_noted(plain, notes)))
         tex = _as_config_sizes(error_tables.wide_table(summary, style="tex", **options))
-        latex.append(f"% {title}\n" + reporting.to_latex(reporting.mark_noted(tex, notes)))
-    reporting.write_table_files(out_dir, stem, both_numbers(lowest, by_cv), "\n".join(markdown),
+        latex.append(f"% {title}\n" + writers.to_latex(writers.mark_noted(tex, notes)))
+    writers.write_table_files(out_dir, stem, both_numbers(lowest, by_cv), "\n".join(markdown),
                                 latex="\n".join(latex), notes=notes, noted=shown,
                                 footer=error_tables.table_footer(by_cv, skipped, method_labels),
                                 latex_footer=error_tables.table_footer(by_cv, skipped, method_labels, style="tex"))
 
 def comparison(lowest, by_cv, spec) -> pd.DataFrame:
-    """The lowest errors beside the published ones (:func:`locproj.comparison.compare`), with our
+    """The lowest errors beside the published ones (:func:`locproj.report.comparison.compare`), with our
     CV-chosen error and dimension appended as ``ours_cv_mean, ours_cv_std, ours_cv_dim``."""
     if spec.get("published"):
         published = read_published(spec["published"])
@@ -147,12 +147,12 @@ CLASSIFIER_NAMES = {"1nn": "1-NN"}
 def plot_curves(curves: pd.DataFrame, lowest: pd.DataFrame, out_dir, spec: dict, notes=None,
                 skipped=None) -> list[Path]:
     """``curve_<dataset>`` per dataset (:func:`curve_figure`), saved with its outside legend;
-    ``skipped``: :func:`locproj.error_tables.skipped_values`."""
+    ``skipped``: :func:`locproj.report.error_tables.skipped_values`."""
     written = []
     for dataset in sorted(curves["dataset"].unique()):
         figure = curve_figure(dataset, curves[curves["dataset"] == dataset], lowest[lowest["dataset"] == dataset],
                               spec, notes, skipped)
-        written += reporting.save_figure(figure, Path(out_dir) / f"curve_{dataset}", tight=True)
+        written += writers.save_figure(figure, Path(out_dir) / f"curve_{dataset}", tight=True)
     return written
 
 
@@ -163,25 +163,25 @@ def curve_figure(dataset: str, curves: pd.DataFrame, lowest: pd.DataFrame, spec:
     one legend beside the panels and a note below saying what is drawn."""
     skipped = {method: text for (name, method), text in (skipped or {}).items() if name == dataset}
     ms = sorted(curves["m"].unique())
-    figure = reporting.new_figure((4.8 * len(ms), 4.2))
+    figure = writers.new_figure((4.8 * len(ms), 4.2))
     axes = figure.subplots(1, len(ms), squeeze=False)[0]
     classifier = CLASSIFIER_NAMES.get(spec.get("classifier", "1nn"), spec.get("classifier"))
     for ax, m in zip(axes, ms):
         _draw_panel(ax, curves[curves["m"] == m], lowest[lowest["m"] == m], spec, skipped)
-        reporting.style_axes(ax, xlabel="number of projections p", ylabel=f"{classifier} test error (%)",
+        writers.style_axes(ax, xlabel="number of projections p", ylabel=f"{classifier} test error (%)",
                              title=f"{dataset}, {_partition_text(m)}")
-    reporting.legend_outside(figure, axes)
+    writers.legend_outside(figure, axes)
     figure.tight_layout()
     # the note spans the panels and the legend beside them (about 2.4 inches), 17 characters an inch
     note = _curve_note(dataset, lowest, spec, classifier, notes)
     labels = spec.get("labels") or {}
     note += "".join(f" {labels.get(method, method)}: {text}." for method, text in skipped.items())
-    reporting.note_below(figure, note, width=int(17 * (4.8 * len(ms) + 2.4)))
+    writers.note_below(figure, note, width=int(17 * (4.8 * len(ms) + 2.4)))
     return figure
 
 
 def _draw_panel(ax, curves: pd.DataFrame, lowest: pd.DataFrame, spec: dict, skipped: dict) -> None:
-    from ..registry import end_reason
+    from ..engine.registry import end_reason
 
     labels, end = spec.get("labels") or {}, curves["dim"].max()
     for i, method in enumerate(spec["methods"]):
@@ -189,17 +189,17 @@ def _draw_panel(ax, curves: pd.DataFrame, lowest: pd.DataFrame, spec: dict, skip
         label = labels.get(method, method)
         if line.empty:         # no projection (raw): one error, the baseline; a failed cell: nothing
             if registry_method(method, spec["methods"][method]) == RAW_METHOD and not best.empty:
-                reporting.draw_reference(ax, best["mean_error"].iloc[0], std=best["std_error"].iloc[0],
+                writers.draw_reference(ax, best["mean_error"].iloc[0], std=best["std_error"].iloc[0],
                                          label=f"{label} (no projection)")
             continue
         last = line["dim"].max()
         reason = end_reason(method, spec["methods"][method], [last], skipped.get(method)) if last < end else None
         gaps = line["dim"].max() - line["dim"].min() + 1 > len(line)     # an unordered method: its grid's p only
-        drawn = reporting.draw_curve(ax, line["dim"], line["mean_error"], line["std_error"], color=f"C{i}",
+        drawn = writers.draw_curve(ax, line["dim"], line["mean_error"], line["std_error"], color=f"C{i}",
                                      marker="o" if gaps else None, markersize=3,
-                                     label=reporting.stopped_label(label, last, reason))
+                                     label=writers.stopped_label(label, last, reason))
         ax.plot(best["mean_dim"], best["mean_error"], "o", color=drawn.get_color(), markersize=4)
-    ax.plot([], [], "o", color=reporting.REFERENCE_COLOUR, markersize=4, label="lowest error (table), at its mean p")
+    ax.plot([], [], "o", color=writers.REFERENCE_COLOUR, markersize=4, label="lowest error (table), at its mean p")
 
 
 def _curve_note(dataset: str, lowest: pd.DataFrame, spec: dict, classifier: str, notes) -> str:
@@ -230,7 +230,7 @@ def aggregate_curves(spec: dict, result_paths, out_dir, seed=None, notes=None) -
     if spec.get("published"):
         write_comparison(comparison(lowest, by_cv, spec), out_dir, data_notes=notes)
     curves = curve_summary(long)
-    reporting.write_text(out_dir / "curves.csv", reporting.frame_to_csv(reporting.with_notes(curves, notes)))
+    writers.write_text(out_dir / "curves.csv", writers.frame_to_csv(writers.with_notes(curves, notes)))
     plot_curves(curves, lowest, out_dir / "figures", spec, notes=notes, skipped=skipped)
     return error_tables.failed_splits(results)
 

@@ -13,7 +13,7 @@ in the job lets the choice be a pure function of the result files (:func:`choose
 
 A method entry (``methods``: name -> ``{method, fixed, values}``) is one of
 
-* a **projection** (``pca``, ``lfda``, ...; any :mod:`locproj.registry` transformer): fitted on the
+* a **projection** (``pca``, ``lfda``, ...; any :mod:`locproj.engine.registry` transformer): fitted on the
   fold's fit part with ``n_components = r``, then ``SVC(kernel='linear', C)`` on the projected data;
 * a **classifier that projects** (``gpk``, ``lpk``): fitted with ``n_components = r`` and ``C``, scored
   by its own ``score``, its support vectors read from ``n_support_``; it gets a ``random_state``
@@ -27,7 +27,7 @@ fold; the statistics are then over those folds. An entry's ``pca_first: n`` fits
 dimensions on each fold's fit part before the method (§6.3's LFDA on Olivetti).
 
 An entry's ``values`` (default: the experiment's) lets cheap projections run at more r than the
-costly LPK fits. r beyond what a method can return (:func:`locproj.registry.max_components`) is left
+costly LPK fits. r beyond what a method can return (:func:`locproj.engine.registry.max_components`) is left
 NaN. A job is one (dataset, method entry, block of ``values_per_job`` consecutive r values), one
 file; blocks do not change any result.
 
@@ -57,12 +57,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import error_tables, reporting
-from ..comparison import most_specific_reason
-from ..fidelity import FidelityPoint, Points, number, stand_in, statement_holds
-from ..method_failures import check_output, configured_on_error
-from ..config import RAW_METHOD, data_file, method_folders, registry_method, split_path, split_source
-from ..results import read_swept, write_swept
+from ..report import error_tables, writers
+from ..report.comparison import most_specific_reason
+from ..report.fidelity import FidelityPoint, Points, number, stand_in, statement_holds
+from ..engine.method_failures import check_output, configured_on_error
+from ..engine.config import RAW_METHOD, data_file, method_folders, registry_method, split_path, split_source
+from ..engine.results import read_swept, write_swept
 from .base import (JobRule, Output, Protocol, estimator_source, failure_recorded, job_method,
                    table_outputs)
 from .curves import CurveAggregation
@@ -100,7 +100,7 @@ def value_blocks(spec: dict, method: str) -> list[list[int]]:
 def job_priority(config: dict, spec: dict, method: str) -> int:
     """The Snakemake priority of a method entry's jobs: 1 for the costly GPK/LPK fits (a classifier
     that projects), else 0."""
-    from ..registry import method_spec
+    from ..engine.registry import method_spec
 
     return int(method_kind(method_spec(method, spec["methods"][method], method_folders(config))) == "classifier")
 
@@ -170,8 +170,8 @@ def job_config(config: dict, experiment: str, dataset: str, method: str, block) 
 
 def method_kind(spec) -> str:
     """``raw``, ``classifier`` (it fits its own SVM: gpk, lpk, or an entry's ``classifier``) or
-    ``projection``, for a :class:`locproj.registry.MethodSpec` or a built-in method's name."""
-    from ..registry import method_spec
+    ``projection``, for a :class:`locproj.engine.registry.MethodSpec` or a built-in method's name."""
+    from ..engine.registry import method_spec
 
     spec = method_spec(spec, {}) if isinstance(spec, str) else spec
     if spec.name == RAW_METHOD:
@@ -241,7 +241,7 @@ def run_holdout(job: dict, new_estimator, X, y, folds, test, fold_seeds, limit: 
 
 
 def write_job(path, result: dict, job: dict, meta: dict, provenance: dict) -> None:
-    """One job's file (:func:`locproj.results.write_swept`): ``/values``, ``/C_values`` and the arrays
+    """One job's file (:func:`locproj.engine.results.write_swept`): ``/values``, ``/C_values`` and the arrays
     of :func:`run_holdout`; attributes ``meta`` (experiment, dataset, method, kind) and the
     provenance. Only ``fit_seconds`` varies between reruns."""
     write_swept(path, {"values": np.asarray(job["values"], dtype=np.int64),
@@ -252,7 +252,7 @@ def read_job(path) -> pd.DataFrame:
     """A file of :func:`write_job` as long rows: experiment, dataset, method, kind, x, C, fold,
     val_accuracy, test_accuracy (fractions), sv_percent, fit_seconds, n_svm_solves."""
     attrs, arrays = read_swept(path, ("values", "C_values", *ARRAYS))
-    if attrs.get("failed"):          # a failure (locproj.results.write_failure): no rows
+    if attrs.get("failed"):          # a failure (locproj.engine.results.write_failure): no rows
         return pd.DataFrame(columns=["experiment", "dataset", "method", "kind", "x", "C", "fold", *ARRAYS])
     values, grid = arrays.pop("values"), arrays.pop("C_values")
     t, j, k = np.meshgrid(np.arange(len(values)), np.arange(len(grid)),
@@ -335,7 +335,7 @@ def write_tables(summary: pd.DataFrame, spec: dict, out_dir, notes=None, footer:
     out_dir, stem = Path(out_dir), spec.get("table_name", "table")
     plain, tex = wide_table(summary, spec), wide_table(summary, spec, style="tex")
     caption = f"Test accuracy (%) mean ± std over {fold_models(spec)} at the C chosen by validation; [% SV].\n\n"
-    reporting.write_table_files(out_dir, stem, summary, plain, latex=tex, notes=notes, caption=caption,
+    writers.write_table_files(out_dir, stem, summary, plain, latex=tex, notes=notes, caption=caption,
                                 second_column="$r$", footer=footer, latex_footer=latex_footer)
 
 def read_published(path, experiment: str | None = None) -> pd.DataFrame:
@@ -405,21 +405,21 @@ def curve_figure(dataset: str, rows: pd.DataFrame, spec: dict, published: pd.Dat
     their r; one legend beside the panels and a note below saying what is drawn."""
     from matplotlib.ticker import MaxNLocator
 
-    figure = reporting.new_figure((10.5, 4.0))
+    figure = writers.new_figure((10.5, 4.0))
     axes = figure.subplots(1, 2)
     span = (rows["x"].min() - 0.5, rows["x"].max() + 0.5)
     names = dict(spec.get("published_names") or {})
     statements = published[published["dataset"] == names.get(dataset, dataset)]
     for ax, measure in zip(axes, MEASURE_AXES):
         _draw_measure(ax, rows, spec, statements[statements["measure"] == measure], measure, span)
-        reporting.style_axes(ax, xlabel=spec.get("x_label", "projected dimension r"), ylabel=MEASURE_AXES[measure][2],
+        writers.style_axes(ax, xlabel=spec.get("x_label", "projected dimension r"), ylabel=MEASURE_AXES[measure][2],
                              title=f"{dataset}: {'accuracy' if measure == 'accuracy' else 'support vectors'}")
         ax.set_xlim(span)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    reporting.legend_outside(figure, axes)
+    writers.legend_outside(figure, axes)
     figure.tight_layout()
     raw = (rows["kind"] == "raw").any()
-    reporting.note_below(figure, _curve_note(dataset, spec, statements, raw, notes), width=180)
+    writers.note_below(figure, _curve_note(dataset, spec, statements, raw, notes), width=180)
     return figure
 
 
@@ -429,9 +429,9 @@ def _draw_measure(ax, rows: pd.DataFrame, spec: dict, statements: pd.DataFrame, 
     for i, method in enumerate(curves):
         line = rows[rows["method"] == method]
         if line["kind"].iloc[0] == "raw":
-            drawn = reporting.draw_reference(ax, line[mean].iloc[0], std=line[std].iloc[0], label=_label(spec, method))
+            drawn = writers.draw_reference(ax, line[mean].iloc[0], std=line[std].iloc[0], label=_label(spec, method))
         else:
-            drawn = reporting.draw_curve(ax, line["x"], line[mean], line[std], color=f"C{i}", marker="o",
+            drawn = writers.draw_curve(ax, line["x"], line[mean], line[std], color=f"C{i}", marker="o",
                                          markersize=3, label=_stopped(spec, method, line["x"], rows["x"].max()))
         for point in statements[statements["method"] == method].itertuples(index=False):
             low = span[0] if pd.isna(point.x_min) else point.x_min - 0.3
@@ -443,7 +443,7 @@ def _draw_measure(ax, rows: pd.DataFrame, spec: dict, statements: pd.DataFrame, 
 def _stopped(spec: dict, method: str, xs: pd.Series, end: int) -> str:
     """The legend entry of a method's curve, saying why it ends before ``end``: the entry runs at
     fewer r (its own ``values``), or the method has no more projections."""
-    from ..registry import bound_reason, end_reason
+    from ..engine.registry import bound_reason, end_reason
 
     last, values, entry = int(xs.max()), entry_values(spec, method), spec["methods"][method] or {}
     if last >= end:
@@ -454,7 +454,7 @@ def _stopped(spec: dict, method: str, xs: pd.Series, end: int) -> str:
         reason = end_reason(method, entry, [last])
     else:
         reason = bound_reason(registry_method(method, entry))
-    return reporting.stopped_label(_label(spec, method), last, reason, symbol="r")
+    return writers.stopped_label(_label(spec, method), last, reason, symbol="r")
 
 
 def _curve_note(dataset: str, spec: dict, statements: pd.DataFrame, raw: bool, notes) -> str:
@@ -510,9 +510,9 @@ class HoldoutCurve(CurveAggregation, Protocol):
         """The ten 5×2 CV folds and the test third of ``parts``, every r of the job's block and every
         C. A classifier's ``random_state`` of fold ``k`` depends on the data and ``k`` only, so every
         method entry, r and C of a fold starts from the same seed."""
-        from .._io import provenance_attrs
+        from ..core._io import provenance_attrs
         from ..data.splits import derived_seed
-        from ..registry import estimator_factory
+        from ..engine.registry import estimator_factory
 
         X, y = data.X, data.y
         samples = job.get("split_source", job["dataset"])

@@ -38,8 +38,8 @@ import pandas as pd
 from scipy.stats import f as f_distribution
 from scipy.stats import friedmanchisquare, rankdata, studentized_range
 
-from .. import reporting
-from ..results import read_result
+from ..report import writers
+from ..engine.results import read_result
 
 DEFAULT_ALPHA = 0.05
 #: What the ranks say of the datasets they leave out.
@@ -56,7 +56,7 @@ def error_matrix(summary: pd.DataFrame, methods_order: Sequence | None = None,
     Parameters
     ----------
     summary : DataFrame
-        :func:`locproj.error_tables.summarise` (``dataset, m, method, mean_error``).
+        :func:`locproj.report.error_tables.summarise` (``dataset, m, method, mean_error``).
     methods_order, dataset_order : sequence of str, optional
         Column and row order (default: sorted); names absent from ``summary`` are left out.
 
@@ -70,8 +70,8 @@ def error_matrix(summary: pd.DataFrame, methods_order: Sequence | None = None,
     failed = summary.assign(failed=summary["mean_error"].isna()).pivot_table(
         index="dataset", columns="method", values="failed", aggfunc="any")
     matrix = matrix.mask(failed.reindex_like(matrix).fillna(False).astype(bool))
-    methods = reporting.ordered(summary["method"], methods_order)
-    datasets = reporting.ordered(summary["dataset"], dataset_order)
+    methods = writers.ordered(summary["method"], methods_order)
+    datasets = writers.ordered(summary["dataset"], dataset_order)
     matrix = matrix.reindex(index=datasets, columns=methods)
     matrix.columns.name = None
     return matrix
@@ -158,7 +158,7 @@ def plot_cd_diagram(ranks: Mapping, cd: float, stem, *, labels: Mapping | None =
     the left), each method's name joined to its rank, the CD as a bar above the axis and a thick
     line under every group of methods not significantly different (:func:`cliques`).
 
-    Written as ``<stem>.<format>`` by :func:`locproj.reporting.save_figure` (atomic, no timestamps).
+    Written as ``<stem>.<format>`` by :func:`locproj.report.writers.save_figure` (atomic, no timestamps).
     """
     labels = dict(labels or {})
     ordered = sorted(ranks.items(), key=lambda item: (item[1], str(item[0])))
@@ -172,7 +172,7 @@ def plot_cd_diagram(ranks: Mapping, cd: float, stem, *, labels: Mapping | None =
     first_label = -0.35 - 0.12 * len(groups)
     bottom = first_label - step * (rows - 1) - 0.25
     ceiling = 1.3 if title else 0.9
-    figure = reporting.new_figure((7.0, 0.6 * (ceiling - bottom)))
+    figure = writers.new_figure((7.0, 0.6 * (ceiling - bottom)))
     ax = figure.add_axes([0.2, 0.0, 0.6, 1.0])
     low, high = 1, max(k, 2)
     ax.set_xlim(low - 0.05, high + 0.05)
@@ -205,7 +205,7 @@ def plot_cd_diagram(ranks: Mapping, cd: float, stem, *, labels: Mapping | None =
                     va="center", fontsize="small", clip_on=False)
     if title:
         ax.text((low + high) / 2, ceiling - 0.05, title, ha="center", va="top", fontsize="small")
-    return reporting.save_figure(figure, stem, formats=formats, dpi=dpi)
+    return writers.save_figure(figure, stem, formats=formats, dpi=dpi)
 
 
 # --------------------------------------------------------------------------- timings
@@ -232,7 +232,7 @@ def timing_by_method(timings: pd.DataFrame, methods_order: Sequence | None = Non
         "results": grouped.size(), "cv_seconds": grouped["cv_seconds"].mean(),
         "fit_seconds": grouped["fit_seconds"].mean(), "total_seconds": grouped["total"].sum(),
     })
-    table = table.reindex(reporting.ordered(timings["method"], methods_order))
+    table = table.reindex(writers.ordered(timings["method"], methods_order))
     grand = table["total_seconds"].sum()
     table["share"] = 100 * table["total_seconds"] / grand if grand > 0 else np.nan
     return table.rename_axis("method").reset_index()
@@ -294,9 +294,9 @@ def _write_rank_tables(ranks, mean_ranks, complete, sizes, left_out, out_dir: Pa
                         columns=["dataset", "method", "rank", "mean_error"])
     average = pd.DataFrame({"dataset": "average", "method": mean_ranks.index, "rank": mean_ranks.to_numpy(),
                             "mean_error": complete.mean(axis=0).to_numpy()})
-    reporting.write_text(out_dir / "ranks.csv", reporting.frame_to_csv(pd.concat([long, average], ignore_index=True)))
+    writers.write_text(out_dir / "ranks.csv", writers.frame_to_csv(pd.concat([long, average], ignore_index=True)))
 
-    shown = reporting.mark_noted(pd.DataFrame({"dataset": list(ranks.index)}), data_notes)["dataset"]
+    shown = writers.mark_noted(pd.DataFrame({"dataset": list(ranks.index)}), data_notes)["dataset"]
     table = pd.DataFrame({"dataset": list(shown), "m": [sizes.get(d, "") for d in ranks.index]})
     for method in ranks.columns:
         table[labels.get(method, method)] = [f"{ranks.loc[d, method]:g} ({complete.loc[d, method]:.1f})"
@@ -307,11 +307,11 @@ def _write_rank_tables(ranks, mean_ranks, complete, sizes, left_out, out_dir: Pa
     order = ", ".join(f"{labels.get(m, m)} {r:.2f}" for m, r in sorted(mean_ranks.items(), key=lambda i: i[1]))
     text = (f"Rank of each method on each dataset (1 = lowest mean test error; ties share the average rank), "
             f"the error (%) in parentheses: the mean over the dataset's training sizes m of the mean over "
-            f"splits. Lowest average rank first: {order}.\n\n" + reporting.frame_to_markdown(table))
+            f"splits. Lowest average rank first: {order}.\n\n" + writers.frame_to_markdown(table))
     if left_out:
         text += f"\n{LEFT_OUT}: {', '.join(left_out)}.\n"
-    text += reporting.notes_text(data_notes, list(ranks.index))
-    reporting.write_text(out_dir / "ranks.md", text)
+    text += writers.notes_text(data_notes, list(ranks.index))
+    writers.write_text(out_dir / "ranks.md", text)
     return [out_dir / "ranks.csv", out_dir / "ranks.md"]
 
 
@@ -340,7 +340,7 @@ def _write_friedman(errors, mean_ranks, alpha: float, cd: float, left_out, out_d
         lines.append("No two methods are within CD of each other.")
     if left_out:
         lines += ["", f"{LEFT_OUT}: {', '.join(left_out)}."]
-    reporting.write_text(out_dir / "friedman.md", "\n".join(lines) + "\n")
+    writers.write_text(out_dir / "friedman.md", "\n".join(lines) + "\n")
     return out_dir / "friedman.md"
 
 
@@ -350,7 +350,7 @@ def _write_timing(result_paths, out_dir: Path, methods_order, labels) -> list[Pa
     timings = collect_timings(result_paths)
     per_method = timing_by_method(timings, methods_order)
     per_dataset = timing_by_dataset(timings)
-    reporting.write_text(out_dir / "timing.csv", reporting.frame_to_csv(
+    writers.write_text(out_dir / "timing.csv", writers.frame_to_csv(
         pd.concat([per_method.assign(dataset="all", m=""), per_dataset], ignore_index=True)[
             ["dataset", "m", "method", "results", "cv_seconds", "fit_seconds", "total_seconds", "share"]]))
     shown = per_method.assign(
@@ -363,7 +363,7 @@ def _write_timing(result_paths, out_dir: Path, methods_order, labels) -> list[Pa
                       "total_seconds": "total s", "share": "share %"})
     wide = per_dataset.assign(seconds=per_dataset["cv_seconds"] + per_dataset["fit_seconds"]).pivot(
         index=["dataset", "m"], columns="method", values="seconds")
-    wide = wide.reindex(columns=[m for m in reporting.ordered(timings["method"], methods_order)])
+    wide = wide.reindex(columns=[m for m in writers.ordered(timings["method"], methods_order)])
     wide = wide.map(lambda v: _fmt(v, 2)).reset_index().rename(columns=lambda c: labels.get(c, c))
     wide.columns.name = None
     total = timings["cv_seconds"].sum() + timings["fit_seconds"].sum()
@@ -371,7 +371,7 @@ def _write_timing(result_paths, out_dir: Path, methods_order, labels) -> list[Pa
             f"fold and grid point) and the final fit on the training part, per split; total over the "
             f"{len(timings)} results: {total / 60:.1f} min (1-NN without projection has neither). Measured, so "
             f"not the same in a rerun.\n\n"
-            + reporting.frame_to_markdown(shown)
-            + "\nCV + final fit, seconds per split (mean over splits):\n\n" + reporting.frame_to_markdown(wide))
-    reporting.write_text(out_dir / "timing.md", text)
+            + writers.frame_to_markdown(shown)
+            + "\nCV + final fit, seconds per split (mean over splits):\n\n" + writers.frame_to_markdown(wide))
+    writers.write_text(out_dir / "timing.md", text)
     return [out_dir / "timing.csv", out_dir / "timing.md"]

@@ -1,7 +1,7 @@
 """Jobs over seeded splits: what ``cv_table``, ``dimension_curve`` and ``train_test_curve`` share.
 
 A result is one (experiment, dataset, partition, split, method): the method's whole
-cross-validation (locproj.selection) and its test error, in one file. A partition is ``m5`` (5
+cross-validation (locproj.engine.selection) and its test error, in one file. A partition is ``m5`` (5
 training samples per class) or ``f0.25`` (a quarter of each class, rounded half up). A job
 computes a block of consecutive splits (``splits_per_job``) in one process, so that the
 interpreter and library start-up (about 1.8 s, most of it importing scikit-learn) is paid once
@@ -12,7 +12,7 @@ the samples of its dataset (no ``relabel``) shares the dataset's splits and fold
 be compared split by split.
 
 :class:`SplitProtocol` gives a protocol these jobs, their rules and their run (one split's
-cross-validation, :func:`locproj.selection.run_split`); a protocol on top adds the keys its jobs
+cross-validation, :func:`locproj.engine.selection.run_split`); a protocol on top adds the keys its jobs
 need (:meth:`SplitProtocol.job_keys`), what one split computes when it differs
 (:meth:`SplitProtocol.run_split`), its aggregation and its outputs.
 """
@@ -25,9 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..config import (NAME_PATTERN, RAW_METHOD, data_file, n_splits, partition_key, partition_size, split_blocks,
+from ..engine.config import (NAME_PATTERN, RAW_METHOD, data_file, n_splits, partition_key, partition_size, split_blocks,
                       split_path, split_source)
-from ..method_failures import configured_on_error, on_error_of
+from ..engine.method_failures import configured_on_error, on_error_of
 from .base import (JobRule, Output, Protocol, estimator_source, failure_recorded, job_method,
                    table_outputs)
 
@@ -59,7 +59,7 @@ class SplitProtocol(Protocol):
     def result_path(self, experiment: str, *job) -> str:
         return result_path(experiment, *job)
 
-    # ``splits_per_job: auto`` sizes blocks by the cost of a cross-validated split (locproj.job_costs)
+    # ``splits_per_job: auto`` sizes blocks by the cost of a cross-validated split (locproj.engine.job_costs)
     auto_blocks = True
 
     def job_rules(self, config: dict, experiment: str) -> list[JobRule]:
@@ -109,7 +109,7 @@ class SplitProtocol(Protocol):
         )
 
     def _cost_sized_rules(self, config: dict, experiment: str) -> list[JobRule]:
-        from ..job_costs import STARTUP_SECONDS, cell_blocks, split_seconds
+        from ..engine.job_costs import STARTUP_SECONDS, cell_blocks, split_seconds
 
         spec, count = config["experiments"][experiment], n_splits(config, experiment)
         rules = []
@@ -149,11 +149,11 @@ class SplitProtocol(Protocol):
                                n_jobs)
 
     def run_split(self, job: dict, partition: str, split: int, data, train, test, output, n_jobs: int):
-        """One split: the method's inner cross-validation, refit and test (locproj.selection)."""
-        from .._io import provenance_attrs
+        """One split: the method's inner cross-validation, refit and test (locproj.engine.selection)."""
+        from ..core._io import provenance_attrs
         from ..data.splits import derived_seed
-        from ..results import write_result
-        from ..selection import run_split
+        from ..engine.results import write_result
+        from ..engine.selection import run_split
 
         method, pca_first = job["method"], job["method_spec"].get("pca_first")
         samples = job.get("split_source", job["dataset"])
@@ -166,7 +166,7 @@ class SplitProtocol(Protocol):
         if method == RAW_METHOD:      # the raw method never loads scikit-learn, which the registry needs
             spec = new_estimator = None
         else:
-            from ..registry import estimator_factory
+            from ..engine.registry import estimator_factory
 
             spec = job_method(job)
             new_estimator = estimator_factory(spec, job["method_spec"].get("fixed", {}), pca_first)

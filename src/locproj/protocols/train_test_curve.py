@@ -23,11 +23,11 @@ method entry is fitted with its ``fixed`` parameters, as in the paper. The exper
       ``sigma_i^2``), and its classifiers are trained on the selected samples.
 
 ``classifiers``: name -> ``{classifier, params}``
-    :data:`locproj.evaluation.CLASSIFIERS` with their keyword arguments, trained on the mapped
+    :data:`locproj.core.evaluation.CLASSIFIERS` with their keyword arguments, trained on the mapped
     training set and tested on the mapped test set. A method entry's ``classifiers`` lists the
     ones it is evaluated with (default all); a curve is a (method entry, classifier) pair.
 ``methods``: name -> ``{method, fixed, classifiers, subset, nested}``
-    ``method`` is the :mod:`locproj.registry` name (default: the entry's own name), so one method
+    ``method`` is the :mod:`locproj.engine.registry` name (default: the entry's own name), so one method
     can appear with several parameter sets (SLLE at several alpha). An estimator with a
     ``random_state`` gets one derived from the master seed and the repetition.
 
@@ -50,12 +50,12 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 
-from .. import error_tables, reporting
-from ..comparison import most_specific_reason
-from ..fidelity import FidelityPoint, Points, number, stand_in
-from ..method_failures import check_output
-from ..config import RAW_METHOD, partition_size, registry_method
-from ..results import read_swept, write_swept
+from ..report import error_tables, writers
+from ..report.comparison import most_specific_reason
+from ..report.fidelity import FidelityPoint, Points, number, stand_in
+from ..engine.method_failures import check_output
+from ..engine.config import RAW_METHOD, partition_size, registry_method
+from ..engine.results import read_swept, write_swept
 from .base import job_method
 from .curves import CurveAggregation
 from .split_jobs import SplitProtocol
@@ -114,7 +114,7 @@ def _fit_map(new_estimator, X_fit, y_fit, X_test):
 def _errors(Z_train, y_train, Z_test, y_test, classifiers: dict, columns, n_jobs: int) -> np.ndarray:
     """Test error of each classifier (columns) at each prefix length in ``columns`` (rows); NaN
     where the map has fewer columns."""
-    from ..evaluation import errors_all_p
+    from ..core.evaluation import errors_all_p
 
     columns = np.asarray(columns)
     reachable = columns <= Z_train.shape[1]
@@ -152,7 +152,7 @@ def run_repetition(job: dict, new_estimator, X_train, y_train, X_test, y_test, s
     ``new_estimator(params)`` builds the unfitted estimator from extra parameters; ``job`` has
     ``x, values, classifiers`` and optionally ``subset``, ``nested``, ``raw``, ``seeded`` (the
     estimator takes ``random_state``: it gets ``seed``) and ``max_components`` (the most columns
-    the method can return, :func:`locproj.registry.max_components`). Returns ``errors``
+    the method can return, :func:`locproj.engine.registry.max_components`). Returns ``errors``
     (n_values, n_classifiers; NaN where the method has too few columns), ``n_components`` and
     ``fit_seconds`` (n_values,)."""
     n_values, classifiers = len(job["values"]), job["classifiers"]
@@ -168,10 +168,10 @@ def run_repetition(job: dict, new_estimator, X_train, y_train, X_test, y_test, s
 
 
 def write_repetition(path, result: dict, job: dict, meta: dict, provenance: dict) -> None:
-    """One repetition's file (:func:`locproj.results.write_swept`): ``/values``, ``/errors`` (fractions, one column per
-    classifier), ``/n_components``, ``/fit_seconds``; attributes ``meta`` (experiment, dataset, m,
-    method, split), ``x``, ``classifiers`` (JSON) and the provenance. Only ``fit_seconds`` varies
-    between reruns."""
+    """One repetition's file (:func:`locproj.engine.results.write_swept`): ``/values``, ``/errors``
+    (fractions, one column per classifier), ``/n_components``, ``/fit_seconds``; attributes
+    ``meta`` (experiment, dataset, m, method, split), ``x``, ``classifiers`` (JSON) and the
+    provenance. Only ``fit_seconds`` varies between reruns."""
     arrays = {"values": np.asarray(job["values"], dtype=np.int64),
               **{name: result[name] for name in ("errors", "n_components", "fit_seconds")}}
     attrs = {**provenance, **meta, "x": job["x"], "classifiers": json.dumps(list(job["classifiers"]))}
@@ -180,7 +180,7 @@ def write_repetition(path, result: dict, job: dict, meta: dict, provenance: dict
 
 def read_repetition(path) -> pd.DataFrame:
     """A file of :func:`write_repetition` as long rows: experiment, dataset, m, method, classifier, split, x,
-    test_error (fraction), n_components; none for a failure (:func:`locproj.results.write_failure`)."""
+    test_error (fraction), n_components; none for a failure (:func:`locproj.engine.results.write_failure`)."""
     attrs, arrays = read_swept(path, ("values", "errors", "n_components"))
     if attrs.get("failed"):
         return pd.DataFrame(columns=["experiment", "dataset", "m", "method", "classifier", "split", "x", "test_error",
@@ -235,7 +235,7 @@ def write_tables(summary: pd.DataFrame, spec: dict, out_dir, notes=None, footer:
     ``footer`` (the failures) after each."""
     out_dir, stem = Path(out_dir), spec.get("table_name", "table")
     plain, tex = wide_curves(summary, spec), wide_curves(summary, spec, style="tex")
-    reporting.write_table_files(out_dir, stem, summary, plain, latex=tex, notes=notes, footer=footer,
+    writers.write_table_files(out_dir, stem, summary, plain, latex=tex, notes=notes, footer=footer,
                                 latex_footer=latex_footer)
 
 def read_published(path, experiment: str | None = None) -> pd.DataFrame:
@@ -278,26 +278,26 @@ def curve_figure(dataset: str, rows: pd.DataFrame, spec: dict, published: pd.Dat
     by_classifier = spec.get("panel_by") == "classifier"
     panels = list(spec["classifiers"]) if by_classifier else [None]
     width = 4.2 * len(panels) + 1.4 * (not by_classifier)
-    figure = reporting.new_figure((width, 4.0))
+    figure = writers.new_figure((width, 4.0))
     axes = figure.subplots(1, len(panels), squeeze=False)[0]
     for ax, panel in zip(axes, panels):
         _draw_panel(ax, rows, spec, published, panel)
         title = (spec.get("classifier_labels") or {}).get(panel, panel) if panel else dataset
-        reporting.style_axes(ax, xlabel=spec.get("x_label") or X_LABELS[spec["x"]], ylabel="test error (%)",
+        writers.style_axes(ax, xlabel=spec.get("x_label") or X_LABELS[spec["x"]], ylabel="test error (%)",
                              title=title)
         if spec.get("x_log"):  # ticks at the swept values, written plainly
             ax.set_xscale("log")
             ax.set_xticks(spec["values"], [str(v) for v in spec["values"]])
             ax.minorticks_off()
-    reporting.legend_outside(figure, axes)
+    writers.legend_outside(figure, axes)
     figure.tight_layout()
     # the note spans the panels and the legend beside them (about 2.8 inches), 17 characters an inch
-    reporting.note_below(figure, _curve_note(dataset, rows, spec, published, notes), width=int(17 * (width + 2.8)))
+    writers.note_below(figure, _curve_note(dataset, rows, spec, published, notes), width=int(17 * (width + 2.8)))
     return figure
 
 
 def _draw_panel(ax, rows: pd.DataFrame, spec: dict, published: pd.DataFrame, panel: str | None) -> None:
-    from ..registry import bound_reason, end_reason
+    from ..engine.registry import bound_reason, end_reason
 
     lines = {(i, method, classifier): rows[(rows["method"] == method) & (rows["classifier"] == classifier)]
              for i, (method, classifier) in enumerate(_curves_in_order(spec)) if panel in (None, classifier)}
@@ -308,19 +308,19 @@ def _draw_panel(ax, rows: pd.DataFrame, spec: dict, published: pd.DataFrame, pan
         name = registry_method(method, spec["methods"][method])
         label = (spec.get("labels") or {}).get(method, method) if panel else _curve_label(spec, method, classifier)
         if name == RAW_METHOD and spec["x"] == "n_components":    # the original data have no dimension to sweep
-            reporting.draw_reference(ax, line["mean_error"].iloc[0], std=line["std_error"].iloc[0], label=label)
+            writers.draw_reference(ax, line["mean_error"].iloc[0], std=line["std_error"].iloc[0], label=label)
             continue
         colour = f"C{list(spec['methods']).index(method) if panel else i}"   # a method's colour in every panel
         last, entry = line["x"].max(), spec["methods"][method] or {}
         reason = (None if last >= end else end_reason(method, entry, [last]) if "estimator" in entry
                   else bound_reason(name))
-        reporting.draw_curve(ax, line["x"], line["mean_error"], line["std_error"], color=colour, marker="o",
+        writers.draw_curve(ax, line["x"], line["mean_error"], line["std_error"], color=colour, marker="o",
                              markersize=2.5, linestyle="--" if name == RAW_METHOD else "-",
-                             label=reporting.stopped_label(label, last, reason, symbol="m"))
+                             label=writers.stopped_label(label, last, reason, symbol="m"))
         points = published[(published["method"] == method) & (published["classifier"] == classifier)]
         ax.plot(points["x"], points["error"], "x", color=colour, markersize=7)
     if published["method"].isin([method for _, method, _ in lines]).any():
-        ax.plot([], [], "x", color=reporting.REFERENCE_COLOUR, markersize=7, label="published value (paper)")
+        ax.plot([], [], "x", color=writers.REFERENCE_COLOUR, markersize=7, label="published value (paper)")
 
 
 def _curve_note(dataset: str, rows: pd.DataFrame, spec: dict, published: pd.DataFrame, notes) -> str:
@@ -360,7 +360,7 @@ def crossovers(summary: pd.DataFrame, published: pd.DataFrame, spec: dict) -> pd
 
 def write_crossovers(compared: pd.DataFrame, out_dir, notes=None) -> None:
     """``crossover.csv`` and ``crossover.md`` (:func:`crossovers`)."""
-    reporting.write_table_files(out_dir, "crossover", compared, notes=notes)
+    writers.write_table_files(out_dir, "crossover", compared, notes=notes)
 
 class TrainTestCurve(CurveAggregation, SplitProtocol):
     name = "train_test_curve"
@@ -385,9 +385,9 @@ class TrainTestCurve(CurveAggregation, SplitProtocol):
         """One repetition. Its seed (the nested training subsets, the estimator's ``random_state``)
         depends on the data and the repetition only, so every method and experiment on the same data
         sees the same subsets."""
-        from .._io import provenance_attrs
+        from ..core._io import provenance_attrs
         from ..data.splits import derived_seed
-        from ..registry import estimator_factory
+        from ..engine.registry import estimator_factory
 
         samples = job.get("split_source", job["dataset"])
         seed = derived_seed(job["seed"], "train_test", samples, partition, split)

@@ -112,7 +112,7 @@ def case_dim(cases, i):
 
 def our_W(X, y, n_neighbors, weight, gamma, supervised):
     """The symmetrised affinity our LPP / OLPP / kernel LPP build (dense)."""
-    from locproj.neighbour_graphs import binary_weights, heat_weights, kneighbors, symmetrize
+    from locproj.core.neighbor_graphs import binary_weights, heat_weights, kneighbors, symmetrize
     nbhd = kneighbors(X, n_neighbors, y if supervised else None)
     W = heat_weights(nbhd, gamma) if weight == "heat" else binary_weights(nbhd)
     return symmetrize(W).toarray()

@@ -1,4 +1,4 @@
-"""constructW.m (Deng Cai's toolbox) against our LPP graph (locproj.neighbour_graphs), option by option.
+"""constructW.m (Deng Cai's toolbox) against our LPP graph (locproj.core.neighbor_graphs), option by option.
 
 Backs section 0 of the LPP / OLPP / kernel LPP comparison (the graph all three share) and the LPP
 departures L2 (heat width: gamma = 2 t^2, the "gamma=t (wrong map)" rows), L3 (default heat width:

@@ -23,7 +23,7 @@ from scipy.spatial.distance import pdist
 
 from common_lpp import compare, face_split, max_angle_deg, our_W, run_octave, synthetic
 from locproj.methods import LocalityPreservingProjection
-from locproj.neighbour_graphs import default_heat_gamma, kneighbors
+from locproj.core.neighbor_graphs import default_heat_gamma, kneighbors
 
 SECTIONS = sys.argv[1:] or list("ABCDEFGH")
 np.set_printoptions(precision=4, linewidth=150)

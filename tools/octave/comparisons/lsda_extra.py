@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 
 from common_rest import nn1_accuracy, orl_split, principal_angles_deg, synthetic, unit_cols
-from locproj.class_graphs import lsda_graphs
+from locproj.core.class_graphs import lsda_graphs
 from locproj.methods import LocalitySensitiveDiscriminantAnalysis as LSDA
 from lsda_compare import ours, row, theirs
 

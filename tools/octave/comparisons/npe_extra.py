@@ -17,8 +17,8 @@ import numpy as np
 
 from common_rest import nn1_accuracy, octave, orl_split, synthetic, unit_cols
 from locproj.methods import LocallyEmbeddedAnalysis
-from locproj.neighbour_graphs import kneighbors
-from locproj.reconstruction_weights import lle_weights
+from locproj.core.neighbor_graphs import kneighbors
+from locproj.core.reconstruction_weights import lle_weights
 from npe_compare import row, theirs
 
 warnings.simplefilter("ignore")

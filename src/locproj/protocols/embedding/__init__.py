@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from ...config import NAME_PATTERN, data_file
+from ...engine.config import NAME_PATTERN, data_file
 from ..base import JobRule, Output, Protocol, comparison_files, estimator_source, figures_and_metadata
 from .checks import novel_placement_fraction, turn_neighbour_fraction
 from .drawing import binned_medians, plot_figure
@@ -60,7 +60,7 @@ def aggregate_embedding(spec: dict, panel_paths: dict, out_dir, notes: dict | No
         experiment being the name of ``out_dir``); all written atomically, and the
         figures and tables are the same bytes on every rerun.
     notes : dict, optional
-        Dataset -> how its data differ from the paper's (:func:`locproj.config.data_notes`),
+        Dataset -> how its data differ from the paper's (:func:`locproj.engine.config.data_notes`),
         printed on every figure showing that dataset and under the checks table.
     """
     out_dir = Path(out_dir)
@@ -136,7 +136,7 @@ class Embedding(Protocol):
         """Each number the text states (iterations, ...) beside ours, within its ``slack``: ours has no
         std, so a point is labelled where the statement does not hold; checks without a number are
         left out."""
-        from ...fidelity import FidelityPoint, Points, number, statement_holds
+        from ...report.fidelity import FidelityPoint, Points, number, statement_holds
 
         found = Points()
         for r in comparison.itertuples(index=False):

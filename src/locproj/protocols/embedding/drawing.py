@@ -53,7 +53,7 @@ def plot_figure(figure_spec: dict, panels: dict, stem, notes: dict | None = None
     -------
     list of Path
     """
-    from ...reporting import new_figure, save_figure
+    from ...report.writers import new_figure, save_figure
 
     columns = int(figure_spec.get("columns", 3))
     rows = _rows(figure_spec["panels"], panels, columns)

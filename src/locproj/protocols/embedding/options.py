@@ -15,7 +15,7 @@ An experiment with ``protocol: embedding`` has two keys:
     ``dataset``
         Dataset or view name.
     ``method``, ``params``
-        :func:`locproj.registry.make_estimator` name and parameters (kinds embedding, basis and
+        :func:`locproj.engine.registry.make_estimator` name and parameters (kinds embedding, basis and
         attribute); ``n_components`` defaults to ``dims`` (embedding, attribute) or ``n_show``
         (basis), except for ``raw`` (the input coordinates themselves: 004 Fig. 1(a)). A float
         ``n_components`` (004's retained variance v) leaves the dimension to the fit, which must
@@ -147,7 +147,7 @@ CHECK_COLUMNS = ["panel", "dataset", "method", "params", "dims", "turn_neighbour
 
 def check_spec(spec: dict) -> None:
     """Fail, naming the panel or figure, on an unknown kind, colour, dims, method or panel name."""
-    from ...registry import make_estimator
+    from ...engine.registry import make_estimator
 
     panels = spec.get("panels") or {}
     for name, panel in panels.items():
@@ -304,7 +304,7 @@ def _check_novel_marker(style, fail) -> None:
     """``novel_marker``: a matplotlib marker, a positive size and an edge colour (or none)."""
     if style is None:
         return
-    from ...reporting import is_colour, is_marker   # matplotlib's checks: imported only for a novel_marker
+    from ...report.writers import is_colour, is_marker   # matplotlib's checks: imported only for a novel_marker
 
     def bad(why):
         fail(f"novel_marker must be {{marker, size, edgecolor}} ({why}), got {style!r}")
@@ -327,7 +327,7 @@ def by_import_path(panel: dict) -> bool:
 
 
 def method_entry(panel: dict) -> dict:
-    """The panel's method as an experiment's method entry (:func:`locproj.registry.method_spec`)."""
+    """The panel's method as an experiment's method entry (:func:`locproj.engine.registry.method_spec`)."""
     return {"estimator": panel["method"], "ordered": True} if by_import_path(panel) else {"method": panel["method"]}
 
 

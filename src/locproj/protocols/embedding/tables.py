@@ -26,7 +26,7 @@ def compare_checks(table: pd.DataFrame, spec: dict, experiment: str) -> pd.DataF
     hold, and says so when no reason is configured."""
     import pandas as pd
 
-    from ...comparison import most_specific_reason
+    from ...report.comparison import most_specific_reason
 
     published = pd.read_csv(spec["published"], comment="#")
     published = published[published["experiment"] == experiment]
@@ -51,7 +51,7 @@ def compare_checks(table: pd.DataFrame, spec: dict, experiment: str) -> pd.DataF
 
 def write_check_comparison(compared: pd.DataFrame, out_dir) -> None:
     """``comparison.csv`` and ``comparison.md`` (numbers to 3 significant digits)."""
-    from ...reporting import frame_to_markdown, write_table_files
+    from ...report.writers import frame_to_markdown, write_table_files
 
     shown = compared.copy()
     for column in ("published", "slack", "ours", "difference"):
@@ -97,7 +97,7 @@ _FRACTIONS = ("turn_neighbour_fraction", "novel_placement_fraction", "train_erro
 def write_checks(table, out_dir, notes: dict | None = None) -> None:
     """``checks.csv`` (with a ``data_note`` column) and ``checks.md`` (fractions and errors to 3
     decimals, noted datasets marked † with their note below)."""
-    from ...reporting import write_table_files
+    from ...report.writers import write_table_files
 
     shown = table.copy()
     for column in [c for c in _FRACTIONS if c in shown]:

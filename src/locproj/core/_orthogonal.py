@@ -10,7 +10,7 @@ non-symmetric ``M^(j) = {I - C^-1 A (A^T C^-1 A)^-1 A^T} C^-1 S`` (``A`` the vec
 ``S = X L X^T``, ``C = X D X^T``).  Here it is solved as symmetric-definite eigenproblems instead:
 
 * the problem lives in the orthonormal (not whitened) PCA basis ``T`` of
-  :func:`locproj.solvers.pca_basis` (``T^T T = I``, ``Y = X~ T``), where ``p = T b`` and
+  :func:`locproj.core.solvers.pca_basis` (``T^T T = I``, ``Y = X~ T``), where ``p = T b`` and
   ``p_i^T p_j = b_i^T b_j``: orthogonality in the input space is orthogonality of the coordinates;
 * with ``S = Y^T L Y`` and ``C = Y^T B Y`` (positive definite for a positive-definite ``B`` such as
   LPP's ``D``: ``Y`` has full column rank), and
@@ -33,7 +33,7 @@ largest).  By Courant-Fischer, the smallest eigenpair of the pencil is the minim
 the complement; the pencil has exactly the feasible eigenpairs, is symmetric-definite, and inverts
 nothing but the Cholesky factor of ``Q_j^T C Q_j``.
 
-Conventions shared with :func:`locproj.solvers.solve_embedding`: centring, the PCA tolerance, the
+Conventions shared with :func:`locproj.core.solvers.solve_embedding`: centring, the PCA tolerance, the
 ridge ``C + ridge * mean(diag C) I`` for a numerically singular ``C`` (tested once: the later
 ``Q_j^T C Q_j`` are no worse conditioned, by interlacing), deterministic signs, and degenerate
 eigenvalues: when the smallest eigenvalue of a step is a cluster, the vector of largest projected
@@ -65,7 +65,7 @@ from .solvers import (
 __all__ = ["solve_orthogonal_sequence"]
 
 _RIDGE_CLUSTER_FACTOR = 1e3  # as in the solver: with the ridge, eigenvalues are only resolved to ~ridge
-_PAD = 16  # columns mapped to the input space are padded to a multiple of this (as in locproj._eigh)
+_PAD = 16  # columns mapped to the input space are padded to a multiple of this (as in locproj.core._eigh)
 
 _DATA_MEMO = LastInput()  # the last data matrix: its mean and orthonormal PCA basis
 
@@ -91,7 +91,7 @@ def solve_orthogonal_sequence(X, L, B=None, *, n_components: int | None = None, 
         Subtract the column mean of ``X`` first.
     pca_tol : float, optional
         Relative threshold on squared singular values of the PCA pre-step
-        (:func:`locproj.solvers.pca_basis`).
+        (:func:`locproj.core.solvers.pca_basis`).
     ridge, singular_rcond : float
         Fix for a numerically singular reduced constraint matrix, as in ``solve_embedding``.
     degenerate_rtol : float

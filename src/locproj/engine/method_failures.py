@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import UserError
+from ..errors import UserError
 
 ON_ERROR = ("record", "raise")
 

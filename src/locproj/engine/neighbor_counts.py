@@ -1,7 +1,7 @@
 """What a method's neighbour parameters count, and the limits cross-validation draws from it.
 
 Every method declares, for each hyper-parameter that counts neighbours, what it counts (the
-registry entry of a built-in method, :data:`locproj.registry.METHODS`; the ``neighbours`` key of
+registry entry of a built-in method, :data:`locproj.engine.registry.METHODS`; the ``neighbours`` key of
 a method entry by import path):
 
 ``within_class``
@@ -21,7 +21,7 @@ a method entry by import path):
 A parameter no declaration names is neither filtered nor capped.  The cap applies to the value a
 fit uses, whether a grid point, the entry's ``fixed`` parameters or the estimator's default sets
 it (so ``lpp: {}`` with three folds of five images per class fits with ``n_neighbors = 2``); every
-cap is recorded (:class:`locproj.selection.CVResult`).
+cap is recorded (:class:`locproj.engine.selection.CVResult`).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Every experiment with published numbers writes ``comparison.csv``; its protocol turns the rows into
 points (:meth:`locproj.protocols.base.Protocol.fidelity_points`: :class:`FidelityPoint` rows, and
 the statements it leaves out counted in :class:`Points`), with the helpers here; the default is
-:func:`cell_points`, for the cell rows of :func:`locproj.comparison.compare`. The engine gathers the
+:func:`cell_points`, for the cell rows of :func:`locproj.report.comparison.compare`. The engine gathers the
 points of a paper's experiments (:func:`locproj.experiments.paper_fidelity`) and
 :func:`draw_fidelity` draws them: published (x) against ours (y), one axes per unit.
 """
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from .config import partition_key
-from .reporting import REFERENCE_COLOUR, legend_outside, new_figure, note_below, save_figure, style_axes
+from ..engine.config import partition_key
+from .writers import REFERENCE_COLOUR, legend_outside, new_figure, note_below, save_figure, style_axes
 
 #: The columns of the cell rows :func:`cell_points` reads.
 CELL_COLUMNS = ("dataset", "m", "method", "published_mean", "published_std", "ours_mean", "ours_std")
@@ -96,7 +96,7 @@ def statement_holds(value) -> bool | None:
 
 
 def cell_points(frame: pd.DataFrame, notes=None) -> Points:
-    """The cell rows of :func:`locproj.comparison.compare` (a test error (%) per dataset, m and
+    """The cell rows of :func:`locproj.report.comparison.compare` (a test error (%) per dataset, m and
     method, published and ours, each with a std where known) as points; rows we did not reproduce
     are left out."""
     found = Points()

@@ -4,13 +4,13 @@ Two layouts:
 
 * a **split result** (:func:`write_result`, :func:`read_result`): one (dataset, partition, split,
   method) of the cross-validated protocols (``cv_table``, ``dimension_curve``), as
-  :func:`locproj.selection.run_split` computes it;
+  :func:`locproj.engine.selection.run_split` computes it;
 * a **swept result** (:func:`write_swept`, :func:`read_swept`): named arrays over a swept value and
   the job's attributes, one file per job of the curve protocols (``train_test_curve``,
   ``holdout_curve``), whose modules say what the arrays hold;
 * a **failure** (:func:`write_failure`): in place of either, the attributes of the result (what it
   is of, its provenance) with ``failed`` true and the failure's record
-  (:func:`locproj.method_failures.failure_record`) and the job's log; the readers return it as such.
+  (:func:`locproj.engine.method_failures.failure_record`) and the job's log; the readers return it as such.
 
 Only the attributes and arrays whose names end in ``seconds`` vary between reruns of a job.
 """
@@ -23,7 +23,7 @@ from collections.abc import Mapping
 import h5py
 import numpy as np
 
-from ._io import reading_h5, writing_h5
+from ..core._io import reading_h5, writing_h5
 
 
 
@@ -99,7 +99,7 @@ def _write_h5(handle, result, provenance):
 
 
 def write_result(path, result, provenance=None):
-    """Write ``result`` (a :class:`locproj.selection.SplitResult`) to an HDF5 file atomically (no file at
+    """Write ``result`` (a :class:`locproj.engine.selection.SplitResult`) to an HDF5 file atomically (no file at
     ``path`` if writing fails).
 
     Layout

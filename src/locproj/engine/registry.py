@@ -14,12 +14,12 @@ the ``r`` of each local projection.
 
 A built-in method is one line of :data:`METHODS`: its estimator class, the parameters its config
 name fixes, its bound and flags, and what each of its neighbour parameters counts
-(:mod:`locproj.neighbour_counts`). The hyper-parameters it takes are the class's ``get_params()``
+(:mod:`locproj.engine.neighbor_counts`). The hyper-parameters it takes are the class's ``get_params()``
 (besides ``n_components``) less the fixed ones, so a new method is its module plus that one line.
 
 A method entry of an experiment is either a built-in name (the entry's ``method`` key, else its
 own name) or any scikit-learn-compatible estimator by import path (``estimator: "module:Class"``,
-:mod:`locproj.own_methods`); :func:`method_spec` gives a :class:`MethodSpec` for both, so the
+:mod:`locproj.engine.own_methods`); :func:`method_spec` gives a :class:`MethodSpec` for both, so the
 protocols have one path for every method.
 """
 
@@ -37,7 +37,7 @@ from sklearn.manifold import LocallyLinearEmbedding
 from sklearn.preprocessing import FunctionTransformer
 
 from .config import registry_method
-from .methods import (
+from ..methods import (
     Fisherfaces,
     IsometricProjection,
     KernelLPP,
@@ -52,8 +52,8 @@ from .methods import (
     SpectralRegressionDiscriminantAnalysis,
     SupervisedLLE,
 )
-from .methods.linear import LeadingPCA
-from .neighbour_counts import (
+from ..methods.linear import LeadingPCA
+from .neighbor_counts import (
     ALL_POINTS,
     BETWEEN_CLASS_PAIRS,
     WITHIN_CLASS,
@@ -110,11 +110,11 @@ class MethodSpec:
     classifier : bool
         Whether it is a classifier with its own ``predict`` (LPK, GPK).
     source : dict, optional
-        Where an estimator by import path comes from (:func:`locproj.own_methods.import_estimator`):
+        Where an estimator by import path comes from (:func:`locproj.engine.own_methods.import_estimator`):
         recorded in every job's configuration.
     neighbours : dict
         What each of its neighbour parameters counts, ``{parameter: kind}``
-        (:mod:`locproj.neighbour_counts`); a parameter it does not name is not a neighbour count.
+        (:mod:`locproj.engine.neighbor_counts`); a parameter it does not name is not a neighbour count.
     defaults : dict
         The parameters of the estimator ``factory()`` builds (what a fit uses where neither a grid
         point nor the entry's ``fixed`` sets a parameter).
@@ -234,7 +234,7 @@ def method_spec(entry_name: str, entry: dict | None, search=(), source: dict | N
     Keys of an entry by import path (the defaults in brackets): ``supervised`` [true: ``fit``
     gets the labels], ``ordered`` [false: p is the ``n_components`` of the grid], ``max_components``
     [min(n - 1, d)], ``classifier`` [scikit-learn's ``is_classifier``] and ``neighbours`` [none:
-    what each neighbour parameter counts, :mod:`locproj.neighbour_counts`]. Errors name the entry:
+    what each neighbour parameter counts, :mod:`locproj.engine.neighbor_counts`]. Errors name the entry:
     a name that is a built-in method, a module or class that does not exist, a class that is no
     transformer."""
     from sklearn.base import is_classifier
@@ -285,14 +285,14 @@ def estimator_factory(spec: MethodSpec | str, fixed: dict, pca_first: int | None
 
 def bound_reason(name: str) -> str:
     """Why the built-in method ``name`` has no more projections, for the legend entry of a curve
-    that ends early (:func:`locproj.reporting.stopped_label`): ``c − 1`` for LDA, else the rank."""
+    that ends early (:func:`locproj.report.writers.stopped_label`): ``c − 1`` for LDA, else the rank."""
     spec = METHODS.get(name)
     return "c − 1" if spec is not None and spec.bound in (_lda_bound, _class_bound) else "rank of the training data"
 
 
 def end_reason(entry_name: str, entry: dict | None, last: list[int], skipped: str | None = None) -> str:
     """Why a method entry's curve ends at ``last`` (its last p, one per panel): the grid values its
-    CV could not fit (``skipped``, said as :func:`locproj.error_tables.skipped_values` says it), its
+    CV could not fit (``skipped``, said as :func:`locproj.report.error_tables.skipped_values` says it), its
     largest ``n_components``, or what bounds a built-in method (:func:`bound_reason`)."""
     entry = entry or {}
     if skipped:

@@ -25,7 +25,7 @@ import math
 import numpy as np
 
 from .config import consecutive_blocks
-from .errors import UserError
+from ..errors import UserError
 
 # a job of this many seconds pays its start-up (about 2 s, benchmarks/README.md) below 2 %
 JOB_SECONDS = 120.0
@@ -147,7 +147,7 @@ def training_size(partition: str, samples: int, classes: int) -> tuple[int, int]
 
 def grid_points(method_entry: dict, m: int, neighbours=None) -> int:
     """Grid points of a method's inner CV at m per class (counts of neighbours within the class
-    >= m dropped: ``neighbours``, the method's :class:`~locproj.neighbour_counts.NeighbourRule`)."""
+    >= m dropped: ``neighbours``, the method's :class:`~locproj.engine.neighbor_counts.NeighbourRule`)."""
     from .selection import resolve_grid
 
     X = np.ones((2, 1))
@@ -155,7 +155,7 @@ def grid_points(method_entry: dict, m: int, neighbours=None) -> int:
 
 
 def _neighbour_rule(config: dict, method: str, entry: dict):
-    """The neighbour rule of a method entry (:meth:`locproj.registry.MethodSpec.neighbour_rule`)."""
+    """The neighbour rule of a method entry (:meth:`locproj.engine.registry.MethodSpec.neighbour_rule`)."""
     from .config import method_folders
     from .registry import method_spec
 

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ._io import atomic_path, config_hash, package_versions
+from ..core._io import atomic_path, config_hash, package_versions
 
 
 DAGGER = "†"

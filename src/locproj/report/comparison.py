@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from locproj.reporting import write_table_files
+from locproj.report.writers import write_table_files
 
 
 def _reason_key(key):

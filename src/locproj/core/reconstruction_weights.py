@@ -1,6 +1,6 @@
 """Reconstruction weights: every point rebuilt from its neighbours by a local model (LLE, LLP).
 
-The neighbourhoods come from :func:`locproj.neighbour_graphs.kneighbors`; this module fits a
+The neighbourhoods come from :func:`locproj.core.neighbor_graphs.kneighbors`; this module fits a
 small local problem on each (batched over neighbourhoods of equal size):
 
 * :func:`lle_weights` -- LLE reconstruction weights (001 eq. 5-7, 004 eq. 2-4, §3.2);
@@ -22,7 +22,7 @@ from scipy import sparse
 from scipy.linalg import blas
 
 from ._memo import LastInput, remembered
-from .neighbour_graphs import _CHUNK, Components, Neighborhoods, check_finite
+from .neighbor_graphs import _CHUNK, Components, Neighborhoods, check_finite
 
 __all__ = [
     "lle_weights",

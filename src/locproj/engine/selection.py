@@ -3,7 +3,7 @@
 Protocol (Wu et al. 2007, §6.2): five-fold cross-validation on the training part
 of a split chooses the hyper-parameters and the number of projections p jointly;
 the projection is then refitted on the whole training part and the test error of
-the 1-NN classifier (or another :data:`locproj.evaluation.CLASSIFIERS`) at the
+the 1-NN classifier (or another :data:`locproj.core.evaluation.CLASSIFIERS`) at the
 chosen p is reported.
 
 Documented rules
@@ -12,7 +12,7 @@ Grid resolution (:func:`resolve_grid`)
     Numbers pass through. Strings ``"m"``, ``"m-1"``, ``"m+2"``... are resolved
     with the number of training samples per class ``m``. The grid of a parameter
     that counts neighbours within the class (the method's declaration,
-    :mod:`locproj.neighbour_counts`) keeps only values ``< m`` (footnote 7),
+    :mod:`locproj.engine.neighbor_counts`) keeps only values ``< m`` (footnote 7),
     de-duplicated in order. ``{"sigma0_sq_times": [a, b, ...]}`` resolves to
     ``[a * s, b * s, ...]`` with ``s = sigma0**2`` and ``sigma0`` the mean
     Euclidean norm of the training samples given (the whole training part of the
@@ -28,7 +28,7 @@ Fold capping (:func:`cross_validate`)
     the class is capped to ``(smallest class count in that fit's training data) - 1``,
     one counted among all points to the fit's samples minus one (and MFA's between-class
     pairs to the fewest of a class), whether the grid point, the ``fixed`` parameters or
-    the estimator's default sets it (:class:`locproj.neighbour_counts.NeighbourRule`);
+    the estimator's default sets it (:class:`locproj.engine.neighbor_counts.NeighbourRule`);
     every cap is recorded in ``CVResult.capped`` (and in the result file). Grid points
     that become identical after capping are fitted once.
 Available p
@@ -58,13 +58,13 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from locproj.config import RAW_METHOD
-from locproj.evaluation import DEFAULT_MAX_BYTES, error_rates, predict_all_p, predict_at_p
-from locproj.method_failures import check_output, failure_record, failure_text
-from locproj.neighbour_counts import NeighbourRule
-from locproj.results import plain
+from locproj.engine.config import RAW_METHOD
+from locproj.core.evaluation import DEFAULT_MAX_BYTES, error_rates, predict_all_p, predict_at_p
+from locproj.engine.method_failures import check_output, failure_record, failure_text
+from locproj.engine.neighbor_counts import NeighbourRule
+from locproj.engine.results import plain
 
-log = logging.getLogger("locproj.selection")
+log = logging.getLogger("locproj.engine.selection")
 
 _M_EXPRESSION = re.compile(r"^\s*m\s*(?:([+-])\s*(\d+))?\s*$")
 
@@ -149,7 +149,7 @@ class CVResult:
         (``fold = -1`` for the final refit).
     failed : list of dict
         Under ``on_error='record'``: one record ``{fold, grid_index, error_type, error_message,
-        error_frame}`` per fit that raised (:func:`locproj.method_failures.failure_record`); its grid
+        error_frame}`` per fit that raised (:func:`locproj.engine.method_failures.failure_record`); its grid
         point has no CV error in that fold. ``first_failure`` is the first such exception.
     skipped : list of dict
         ``{n_components, reason}`` for each ``n_components`` of a method whose columns are not
@@ -205,7 +205,7 @@ def _fit_first_columns(new_estimator, params, X, y, n_columns):
 
 def _transform_first(estimator, X, n_columns):
     """``estimator.transform(X)[:, :n_columns]``, computing only those columns when it can; checked
-    (:func:`locproj.method_failures.check_output`)."""
+    (:func:`locproj.engine.method_failures.check_output`)."""
     if hasattr(estimator, "transform_first"):
         return check_output(np.asarray(estimator.transform_first(X, n_columns), dtype=np.float64), len(X))
     return check_output(np.asarray(estimator.transform(X), dtype=np.float64), len(X))[:, :n_columns]
@@ -272,7 +272,7 @@ def cross_validate(new_estimator: Callable, grid: Sequence[Mapping], X, y, *, n_
     p_limit : int or callable, optional
         What the method can give; ``p_limit(X_fold, y_fold) -> int`` or an integer.
     classifier, classifier_params, max_bytes, n_jobs
-        See :func:`locproj.evaluation.predict_all_p`.
+        See :func:`locproj.core.evaluation.predict_all_p`.
     seed : int
         Fold shuffling seed.
     neighbours : NeighbourRule, optional
@@ -283,7 +283,7 @@ def cross_validate(new_estimator: Callable, grid: Sequence[Mapping], X, y, *, n_
         grid point with more than ``p_max`` or ``p_limit`` columns has no CV error (one whose
         ``n_components`` asks for more is not even fitted: ``CVResult.skipped`` says why).
     on_error : {'raise', 'record'}
-        What a fit that raises costs (:mod:`locproj.method_failures`): the split, or (``record``)
+        What a fit that raises costs (:mod:`locproj.engine.method_failures`): the split, or (``record``)
         its grid point's CV error in that fold (``CVResult.failed``).
 
     Returns
@@ -418,7 +418,7 @@ def choose(cv_error, atol=1e-12):
 @dataclasses.dataclass
 class SplitResult:
     """Outcome of one split's computation (dataset, m, split, method); its file layout is
-    :func:`locproj.results.write_result`'s."""
+    :func:`locproj.engine.results.write_result`'s."""
 
     method: str
     classifier: str

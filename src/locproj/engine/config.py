@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 #: The names of datasets, views, methods and panels in paths and wildcards.
 NAME_PATTERN = "[A-Za-z0-9_]+"
@@ -45,7 +45,7 @@ def consecutive_blocks(n: int, size: int) -> list[list[int]]:
 
 def split_blocks(config: dict, experiment: str) -> list[list[int]]:
     """The splits of an experiment in blocks of an integer ``splits_per_job`` (one job each; ``auto``
-    sizes the blocks of each cell by cost: :mod:`locproj.job_costs`)."""
+    sizes the blocks of each cell by cost: :mod:`locproj.engine.job_costs`)."""
     return consecutive_blocks(n_splits(config, experiment), config["experiments"][experiment].get("splits_per_job", 1))
 
 

@@ -109,7 +109,7 @@ class GramFactor:
         return self.E.T @ (self.E @ Y)
 
     def toarray(self) -> np.ndarray:
-        if hasattr(self.E, "gram"):  # e.g. locproj.neighbour_graphs.BlockDiagonal: E^T E block by block
+        if hasattr(self.E, "gram"):  # e.g. locproj.core.neighbor_graphs.BlockDiagonal: E^T E block by block
             return self.E.gram()
         E = self.E.toarray() if hasattr(self.E, "toarray") else np.asarray(self.E)
         return E.T @ E
@@ -486,7 +486,7 @@ def _regularized(N, ridge: float, singular_rcond: float):
 
 def _eigh_sorted(M, N, maximize: bool, k: int, resolve_degenerate: bool, rtol: float, scale: float):
     """The first ``k`` eigenpairs, ascending (descending if maximize) -- more if the cut would
-    split a degenerate cluster.  Only those eigenvectors are formed (:mod:`locproj._eigh`)."""
+    split a degenerate cluster.  Only those eigenvectors are formed (:mod:`locproj.core._eigh`)."""
     r = len(M)
     if r == 0 or k == 0:
         return np.empty(0), np.empty((r, 0))

@@ -2,7 +2,7 @@
 orthogonal to the constant vector, by ARPACK shift-invert (or densely).
 
 Not a graph-embedding problem (no data matrix, no constraint but ``(1/n) Y^T Y = I``): the one
-solver of those is :func:`locproj.solvers.solve_embedding`.
+solver of those is :func:`locproj.core.solvers.solve_embedding`.
 """
 
 from __future__ import annotations

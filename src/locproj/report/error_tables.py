@@ -25,9 +25,9 @@ import numpy as np
 import pandas as pd
 from scipy.stats import ranksums
 
-from locproj.method_failures import failure_text
-from locproj.reporting import ordered, write_table_files
-from locproj.results import read_result
+from locproj.engine.method_failures import failure_text
+from locproj.report.writers import ordered, write_table_files
+from locproj.engine.results import read_result
 
 ID_COLUMNS = ["experiment", "dataset", "m", "method", "split"]
 ROW_KEYS = ["dataset", "m"]
@@ -46,7 +46,7 @@ def collect(paths: Iterable) -> pd.DataFrame:
         (fraction), ``p``, ``projected``, ``params`` (JSON), one ``param_<name>``
         column per hyper-parameter, ``skipped`` (the ``n_components`` not fitted, with why) and
         ``failed``; a failed split (its file records the failure,
-        :func:`locproj.results.write_failure`) has no numbers, its ``failure`` (the error) and its
+        :func:`locproj.engine.results.write_failure`) has no numbers, its ``failure`` (the error) and its
         ``log``. Sorted by the identification columns.
     """
     rows = []
@@ -176,7 +176,7 @@ def failure_notes(summary: pd.DataFrame, method_labels=None, style: str = "plain
     lead = ("Failed cells have no mean: the bold of their row compares the other methods, and the average ranks "
             "leave out their dataset.")
     if style == "tex":
-        from locproj.reporting import tex_escape
+        from locproj.report.writers import tex_escape
 
         return "".join(f"\\par\\footnotesize {tex_escape(text)}\n" for text in [lead, *lines])
     return "\n" + "\n".join([lead, *lines]) + "\n"
@@ -204,7 +204,7 @@ def table_footer(summary: pd.DataFrame, skipped: dict, method_labels=None, style
     labels = dict(method_labels or {})
     lines = [f"{labels.get(method, method)}: {text}" for (_, method), text in skipped.items()]
     if style == "tex":
-        from locproj.reporting import tex_escape
+        from locproj.report.writers import tex_escape
 
         lines = "".join(f"\\par\\footnotesize {tex_escape(line)}\n" for line in lines)
     else:

@@ -1,8 +1,8 @@
 """Neighbourhood graphs: neighbour search, affinity weights, Laplacians and geodesic distances.
 
 Every method in :mod:`locproj.methods` is "a graph plus a constraint" handed to
-:func:`locproj.solvers.solve_embedding`.  This module builds the neighbourhoods and the graphs
-whose edges carry affinities; :mod:`locproj.reconstruction_weights` builds, on the same
+:func:`locproj.core.solvers.solve_embedding`.  This module builds the neighbourhoods and the graphs
+whose edges carry affinities; :mod:`locproj.core.reconstruction_weights` builds, on the same
 neighbourhoods, the weights that reconstruct each point from its neighbours (LLE, LLP):
 
 * :func:`kneighbors` -- (supervised) k-nearest-neighbour search, the sparsity pattern;
@@ -12,7 +12,7 @@ neighbourhoods, the weights that reconstruct each point from its neighbours (LLE
   :func:`isometric_tau` -- shortest paths on the neighbour graph, the distances of isometric
   projection (a far value where there is no path) and their double-centred squares.
 
-The graphs built from the labels (LDA's, LFDA's, LSDA's, MFA's) are in :mod:`locproj.class_graphs`.
+The graphs built from the labels (LDA's, LFDA's, LSDA's, MFA's) are in :mod:`locproj.core.class_graphs`.
 
 Matrices are ``scipy.sparse.csr_array`` of shape ``(n_samples, n_samples)``; row ``i`` holds
 the weights of ``i``'s neighbours.  Heat-kernel width: ``w_ij = exp(-||x_i - x_j||^2 / gamma)``,
@@ -166,7 +166,7 @@ def kneighbors(X, n_neighbors=5, y=None) -> Neighborhoods:
 
     Notes
     -----
-    The lists are remembered for the last ``(X, y)`` (:mod:`locproj._memo`): cross-validation
+    The lists are remembered for the last ``(X, y)`` (:mod:`locproj.core._memo`): cross-validation
     builds one fold's graph under several weights.  Their arrays are read-only.
 
     Groups (classes) of at most 500 points are searched together by one

@@ -3,7 +3,7 @@
 A method entry names ``estimator: "module:Class"`` instead of a built-in method. The module is a
 ``.py`` file in one of the config's ``method_paths`` (by default the folders of the config files
 given and the working directory: a file beside the config), or an installed module. What the engine
-needs to know and cannot guess is config (:func:`locproj.registry.method_spec`): ``supervised``,
+needs to know and cannot guess is config (:func:`locproj.engine.registry.method_spec`): ``supervised``,
 ``ordered``, ``max_components`` and, for the holdout protocol, ``classifier``.
 
 :func:`import_estimator` finds the class and what identifies its code: the package and its version,
@@ -26,7 +26,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
-from .errors import UserError
+from ..errors import UserError
 
 
 class MethodImportError(UserError):

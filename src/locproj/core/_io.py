@@ -10,7 +10,7 @@ import platform
 import tempfile
 from pathlib import Path
 
-from .errors import UserError
+from ..errors import UserError
 
 
 @contextlib.contextmanager

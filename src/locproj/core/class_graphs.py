@@ -1,9 +1,9 @@
 """Graphs built from the labels: LDA's class blocks, LFDA's local scaling, LSDA's split of the
 neighbour graph into within- and between-class graphs, and MFA's intrinsic and penalty graphs.
 
-Like :mod:`locproj.neighbour_graphs` (the neighbour search, weights, Laplacians and geodesics they
+Like :mod:`locproj.core.neighbor_graphs` (the neighbour search, weights, Laplacians and geodesics they
 build on), every graph is a ``scipy.sparse.csr_array`` of shape ``(n_samples, n_samples)`` handed
-with a constraint to :func:`locproj.solvers.solve_embedding`.
+with a constraint to :func:`locproj.core.solvers.solve_embedding`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from scipy import sparse
 from scipy.sparse.linalg import LinearOperator
 from scipy.spatial.distance import cdist
 
-from .neighbour_graphs import _class_groups, _label, binary_weights, check_finite, kneighbors, symmetrize
+from .neighbor_graphs import _class_groups, _label, binary_weights, check_finite, kneighbors, symmetrize
 
 
 # --------------------------------------------------------------------------- LDA and LFDA

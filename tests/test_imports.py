@@ -1,11 +1,22 @@
-"""Dependencies point one way: scripts -> engine -> protocols -> library, and no import cycles.
+"""Dependencies point one way, down the layers of the package, and form no cycle.
 
-The layers: the Snakemake scripts (``workflow/scripts``) call the engine
-(:mod:`locproj.experiments`), which calls the protocols (:mod:`locproj.protocols` and its
-modules), which call the library (every other module of ``locproj``: config helpers, reporting,
-selection, evaluation, registry, data, methods, I/O). A module may import from its own layer or a
-lower one, never from a higher one, and the imports within ``locproj`` form no cycle. Every
-import counts, also one inside a function: it is a dependency all the same.
+The layers, from the bottom up (a module's layer is its subpackage of ``locproj``):
+
+``foundation``  ``locproj`` itself and :mod:`locproj.errors` (the user errors every layer raises);
+``core``        graphs, the solver and its linear algebra, the 1-NN evaluation, atomic I/O;
+``methods``     the estimators;
+``data``        fetching, reading, preparing and splitting datasets;
+``engine``      the registry and own methods, neighbour counts, model selection, result files,
+                job costs, failures, the config helpers;
+``report``      table and figure writers, error tables, fidelity, comparison;
+``protocols``   one module per protocol, with :data:`locproj.protocols.PROTOCOLS`;
+``runner``      the experiment runner (:mod:`locproj.experiments`) and the workflow glue
+                (:mod:`locproj.workflow`);
+``script``      the thin Snakemake scripts under ``workflow/scripts``.
+
+A module may import from its own layer or a lower one, never from a higher one, and the imports
+within the project form no cycle. Every import counts, also one inside a function: it is a
+dependency all the same.
 """
 
 from __future__ import annotations
@@ -14,17 +25,21 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = {"script": 3, "engine": 2, "protocol": 1, "library": 0}
+LAYERS = ("foundation", "core", "methods", "data", "engine", "report", "protocols", "runner", "script")
+TOP_MODULES = {"locproj": "foundation", "locproj.errors": "foundation",
+               "locproj.experiments": "runner", "locproj.workflow": "runner"}
+MAX_TOP_MODULES = 6
 
 
 def layer(module: str) -> str:
     if module.startswith("workflow.scripts."):
         return "script"
-    if module == "locproj.experiments":
-        return "engine"
-    if module == "locproj.protocols" or module.startswith("locproj.protocols."):
-        return "protocol"
-    return "library"
+    if module in TOP_MODULES:
+        return TOP_MODULES[module]
+    package = module.split(".")[1]
+    if package not in LAYERS:
+        raise AssertionError(f"{module} is in no layer: add it to a subpackage named in LAYERS")
+    return package
 
 
 def project_sources() -> dict[str, str]:
@@ -70,8 +85,9 @@ def import_graph(sources: dict[str, str]) -> dict[str, set[str]]:
 
 def upward_imports(graph) -> list[str]:
     """``a -> b`` for every import against the direction of the layers."""
+    rank = {name: i for i, name in enumerate(LAYERS)}
     return [f"{a} ({layer(a)}) -> {b} ({layer(b)})" for a, targets in sorted(graph.items())
-            for b in sorted(targets) if LAYERS[layer(b)] > LAYERS[layer(a)]]
+            for b in sorted(targets) if rank[layer(b)] > rank[layer(a)]]
 
 
 def cycles(graph) -> list[list[str]]:
@@ -113,30 +129,40 @@ def test_the_project_imports_one_way_without_cycles():
     assert cycles(graph) == []
 
 
-def test_the_engine_reaches_the_protocols_only_through_their_registry():
+def test_the_runner_reaches_the_protocols_only_through_their_registry():
     graph = import_graph(project_sources())
-    assert {m for m in graph["locproj.experiments"] if layer(m) == "protocol"} == {"locproj.protocols"}
+    assert {m for m in graph["locproj.experiments"] if layer(m) == "protocols"} == {"locproj.protocols"}
+
+
+def test_every_module_is_in_a_named_layer_and_few_stay_at_the_top():
+    package = ROOT / "src" / "locproj"
+    top = sorted(path.stem for path in package.glob("*.py"))
+    assert len(top) <= MAX_TOP_MODULES, top
+    assert {f"locproj.{name}" for name in top} - {"locproj.__init__"} <= set(TOP_MODULES), top
+    subpackages = {path.parent.name for path in package.glob("*/__init__.py")}
+    assert subpackages == set(LAYERS) - {"foundation", "runner", "script"}
+    for module in project_sources():
+        assert layer(module) in LAYERS
 
 
 def test_a_back_import_is_caught():
     """The check fails on a deliberately added back-import: a protocol importing the engine (as
-    protocols once imported ``write_metadata`` from it), and a library module importing a protocol."""
+    protocols once imported ``write_metadata`` from it), and a report module importing a protocol."""
     sources = project_sources()
     back = {**sources, "locproj.protocols.cv_table": sources["locproj.protocols.cv_table"]
             + "\n\ndef _late():\n    from ..experiments import check_experiments\n"}
     assert upward_imports(import_graph(back)) == [
-        "locproj.protocols.cv_table (protocol) -> locproj.experiments (engine)"]
+        "locproj.protocols.cv_table (protocols) -> locproj.experiments (runner)"]
     down = {**sources, "locproj.report.writers": sources["locproj.report.writers"]
             + "\nfrom locproj.protocols import ranks\n"}
     assert upward_imports(import_graph(down)) == [
-        "locproj.report.writers (library) -> locproj.protocols.ranks (protocol)"]
+        "locproj.report.writers (report) -> locproj.protocols.ranks (protocols)"]
 
 
 def test_a_cycle_within_a_layer_is_caught():
     sources = project_sources()
     looped = {**sources,
-              "locproj.engine.config": sources["locproj.engine.config"] + "\nfrom ..report.writers import DAGGER\n",
-              "locproj.report.writers": sources["locproj.report.writers"]
-              + "\nfrom ..engine.config import data_notes\n"}
+              "locproj.engine.config": sources["locproj.engine.config"] + "\nfrom .results import read_result\n",
+              "locproj.engine.results": sources["locproj.engine.results"] + "\nfrom .config import data_notes\n"}
     assert upward_imports(import_graph(looped)) == []
-    assert ["locproj.engine.config", "locproj.report.writers", "locproj.engine.config"] in cycles(import_graph(looped))
+    assert ["locproj.engine.config", "locproj.engine.results", "locproj.engine.config"] in cycles(import_graph(looped))

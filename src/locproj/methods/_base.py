@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 from scipy.linalg import blas
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin, _fit_context
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -146,7 +146,22 @@ def leading_above(estimator, eigenvalues: np.ndarray, floor: float, why: str) ->
     return slice(0, count)
 
 
-class LinearProjection(TransformerMixin, BaseEstimator):
+class ProjectionTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Base class of every locproj transformer: ``get_feature_names_out`` (the lower-cased class
+    name and the column index, ``localitypreservingprojection0``, ...) and, through it,
+    ``set_output(transform="pandas")``.  Subclasses declare ``_parameter_constraints``, validate
+    them in ``fit`` (``@_fit_context``) and set ``n_components_``, the number of output columns
+    (or override ``_n_features_out``).
+    """
+
+    _parameter_constraints: dict = {}
+
+    @property
+    def _n_features_out(self):
+        return self.n_components_
+
+
+class LinearProjection(ProjectionTransformer):
     """Base class of every linear projection: ``transform`` and the supervision tag.
 
     Subclasses set ``components_`` (n_components, n_features) and ``mean_`` in ``fit``.
@@ -186,6 +201,7 @@ class GraphEmbeddingTransformer(LinearProjection):
         eigenvalue its authors' code drops (:func:`leading_above`)."""
         return slice(None)
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Learn the projection from training data ``X`` (and labels ``y`` when supervised)."""
         X, y = validate_fit_data(self, X, y, self._needs_labels())

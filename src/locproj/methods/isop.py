@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from sklearn.base import _fit_context
 
 from ..core.neighbor_graphs import FAR_RATIO, isometric_distances, isometric_tau
 from ..core.solvers import solve_embedding
@@ -14,6 +15,7 @@ from ._base import (
     validate_fit_data,
     warn_rank_deficient,
 )
+from ._constraints import COLUMN_SCALING, N_COMPONENTS, N_NEIGHBORS
 
 
 def isop_tau(X, y, n_neighbors, supervised: bool) -> np.ndarray:
@@ -107,6 +109,12 @@ class IsometricProjection(GraphEmbeddingTransformer):
         Generalized eigenvalues ``a^T X tau X^T a / a^T X X^T a``, descending, all positive.
     n_components_ : int
 
+    See Also
+    --------
+    sklearn.manifold.Isomap : The nonlinear embedding that IsoP linearises.
+    LocalityPreservingProjection : A linear graph embedding that keeps neighbours close.
+    OrthogonalLPP : LPP with orthonormal projection vectors.
+
     References
     ----------
     D. Cai, X. He and J. Han, "Isometric Projection", Proceedings of the 22nd AAAI Conference on
@@ -115,7 +123,25 @@ class IsometricProjection(GraphEmbeddingTransformer):
     MATLAB code.
     J. B. Tenenbaum, V. de Silva and J. C. Langford, "A Global Geometric Framework for Nonlinear
     Dimensionality Reduction", Science 290:2319-2323, 2000 (``tau`` and the geodesic distances).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from locproj.methods import IsometricProjection
+    >>> X, y = load_iris(return_X_y=True)
+    >>> isop = IsometricProjection(n_components=2, n_neighbors=8).fit(X)
+    >>> isop.transform(X).shape
+    (150, 2)
+    >>> bool((isop.eigenvalues_ > 0).all())
+    True
     """
+
+    _parameter_constraints: dict = {
+        "n_components": N_COMPONENTS,
+        "n_neighbors": N_NEIGHBORS,
+        "supervised": ["boolean"],
+        "column_scaling": COLUMN_SCALING,
+    }
 
     def __init__(self, n_components=None, *, n_neighbors=5, supervised=False, column_scaling="unit"):
         self.n_components = n_components
@@ -130,6 +156,7 @@ class IsometricProjection(GraphEmbeddingTransformer):
         return leading_above(self, eigenvalues, positive_floor(eigenvalues, rank),
                              "tau(D_G) has no positive direction on these data")
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Learn the projection from training data ``X`` (and labels ``y`` when supervised).
 

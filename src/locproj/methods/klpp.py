@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.metrics.pairwise import pairwise_kernels
+from sklearn.base import _fit_context
+from sklearn.metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
 from sklearn.preprocessing import KernelCenterer
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..core.solvers import check_n_components, solve_embedding
-from ._base import scale_columns, validate_fit_data
-from .lpp import lpp_graph
+from ._base import ProjectionTransformer, scale_columns, validate_fit_data
+from ._constraints import COLUMN_SCALING, N_COMPONENTS, N_NEIGHBORS, StrictInterval
+from .lpp import HEAT_WIDTH, lpp_graph
 
 
-class KernelLPP(TransformerMixin, BaseEstimator):
+class KernelLPP(ProjectionTransformer):
     """Kernel Locality Preserving Projection.
 
     With ``v = phi(X) alpha`` (003 eq. 20) the LPP problem in feature space becomes
@@ -32,8 +36,10 @@ class KernelLPP(TransformerMixin, BaseEstimator):
     ----------
     n_components : int or None, default=None
         None keeps all (the rank of ``K``); nested as for LPP.
-    kernel : {'rbf', 'linear', 'poly', ...}, default='rbf'
-        Any metric of :func:`sklearn.metrics.pairwise.pairwise_kernels`.
+    kernel : {'rbf', 'linear', 'poly', ...} or callable, default='rbf'
+        Any kernel of :func:`sklearn.metrics.pairwise.pairwise_kernels` but 'precomputed' (the
+        graph is built from ``X``); a callable ``kernel(x, z, gamma=, degree=, coef0=)`` gets the
+        three kernel parameters as keywords.
     gamma, degree, coef0 : kernel parameters, passed when the kernel takes them.
     n_neighbors : int or 'all', default=5
     weight : {'heat', 'binary'}, default='heat'
@@ -55,10 +61,40 @@ class KernelLPP(TransformerMixin, BaseEstimator):
     eigenvalues_ : ndarray of shape (n_components_,)
     n_components_ : int
 
+    See Also
+    --------
+    LocalityPreservingProjection : The linear LPP (equal to this with a linear centred kernel).
+    sklearn.decomposition.KernelPCA : Kernel PCA, the unsupervised kernel projection.
+
     References
     ----------
     A. Levada, "Lecture notes ... LPP and Kernel LPP", 2020 (paper 003), eq. 17-25.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from locproj.methods import KernelLPP
+    >>> X, y = load_iris(return_X_y=True)
+    >>> klpp = KernelLPP(n_components=2, kernel="rbf", gamma=0.5).fit(X, y)
+    >>> klpp.transform(X[:5]).shape
+    (5, 2)
+    >>> klpp.dual_coef_.shape
+    (150, 2)
     """
+
+    _parameter_constraints: dict = {
+        "n_components": N_COMPONENTS,
+        "kernel": [StrOptions(set(PAIRWISE_KERNEL_FUNCTIONS)), callable],
+        "gamma": [StrictInterval(Real, 0, None, closed="left"), None],
+        "degree": [StrictInterval(Real, 0, None, closed="left")],
+        "coef0": [StrictInterval(Real, None, None, closed="neither")],
+        "n_neighbors": N_NEIGHBORS,
+        "weight": [StrOptions({"heat", "binary"})],
+        "t": HEAT_WIDTH,
+        "supervised": ["boolean"],
+        "center_kernel": ["boolean"],
+        "column_scaling": COLUMN_SCALING,
+    }
 
     def __init__(self, n_components=None, *, kernel="rbf", gamma=None, degree=3, coef0=1,
                  n_neighbors=5, weight="heat", t=None, supervised=True, center_kernel=True,
@@ -79,6 +115,7 @@ class KernelLPP(TransformerMixin, BaseEstimator):
         return pairwise_kernels(X, Y, metric=self.kernel, filter_params=True, gamma=self.gamma,
                                 degree=self.degree, coef0=self.coef0)
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Learn ``alpha`` from training data ``X`` (and labels ``y`` when supervised)."""
         X, y = validate_fit_data(self, X, y, self.supervised)

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 from scipy import sparse
+from sklearn.utils._param_validation import StrOptions
 
 from ..core.neighbor_graphs import kneighbors
 from ..core.reconstruction_weights import lle_weights, reconstruction_error
 from ..core.solvers import GramFactor
 from ._base import GraphEmbeddingTransformer, GraphProblem
+from ._constraints import COLUMN_SCALING, N_COMPONENTS, N_NEIGHBORS, StrictInterval
 
 
 class LocallyEmbeddedAnalysis(GraphEmbeddingTransformer):
@@ -51,12 +55,38 @@ class LocallyEmbeddedAnalysis(GraphEmbeddingTransformer):
         The Lagrange multipliers of eq. 9 / eq. 11, ascending.
     n_components_ : int
 
+    See Also
+    --------
+    SupervisedLLE : The nonlinear LLE and SLLE these weights come from.
+    LocalityPreservingProjection : The same kind of graph embedding with heat-kernel weights.
+    LocalLearningProjection : Local kernel ridge regressions instead of reconstruction weights.
+
     References
     ----------
     Y. Fu and T. S. Huang, "Locally Linear Embedded Eigenspace Analysis", 2005, eq. 5-11.
     X. He, D. Cai, S. Yan, H.-J. Zhang, "Neighborhood Preserving Embedding", ICCV 2005.
     D. de Ridder and R. P. W. Duin, "Locally Linear Embedding for Classification", 2002.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from locproj.methods import LocallyEmbeddedAnalysis
+    >>> X, y = load_iris(return_X_y=True)
+    >>> lea = LocallyEmbeddedAnalysis(n_components=2, n_neighbors=8).fit(X, y)
+    >>> lea.transform(X[:5]).shape
+    (5, 2)
     """
+
+    _parameter_constraints: dict = {
+        "n_components": N_COMPONENTS,
+        "n_neighbors": N_NEIGHBORS,
+        "reg": [StrictInterval(Real, 0, None, closed="left")],
+        "reg_mode": [StrOptions({"trace", "fixed", "auto"})],
+        "retained_variance": [StrictInterval(Real, 0, 1, closed="right")],
+        "mode": [StrOptions({"d_to_d", "d_to_1"})],
+        "supervised": ["boolean"],
+        "column_scaling": COLUMN_SCALING,
+    }
 
     def __init__(self, n_components=None, *, n_neighbors=5, reg=1e-3, reg_mode="trace",
                  retained_variance=0.9, mode="d_to_d", supervised=True, column_scaling="unit"):
@@ -76,8 +106,7 @@ class LocallyEmbeddedAnalysis(GraphEmbeddingTransformer):
         if self.mode == "d_to_d":  # eq. 9
             return GraphProblem(L=GramFactor(reconstruction_error(W)), B=None,
                                 constraint_scale=float(np.sqrt(len(X))))
-        if self.mode == "d_to_1":  # eq. 11
-            D = sparse.diags_array(np.asarray(W.sum(axis=1)).ravel(), format="csr")
-            return GraphProblem(L=GramFactor(sparse.csr_array(D - W)),
-                                B=GramFactor(sparse.vstack([D, W], format="csr")))  # D^T D + W^T W
-        raise ValueError(f"mode must be 'd_to_d' or 'd_to_1', got {self.mode!r}.")
+        # mode='d_to_1', eq. 11
+        D = sparse.diags_array(np.asarray(W.sum(axis=1)).ravel(), format="csr")
+        return GraphProblem(L=GramFactor(sparse.csr_array(D - W)),
+                            B=GramFactor(sparse.vstack([D, W], format="csr")))  # D^T D + W^T W

@@ -9,6 +9,7 @@ from scipy.sparse.linalg import LinearOperator, aslinearoperator
 from ..core.class_graphs import local_scaling_affinity
 from ..core.neighbor_graphs import laplacian
 from ._base import GraphEmbeddingTransformer, GraphProblem
+from ._constraints import COLUMN_SCALING, N_COMPONENTS, POSITIVE_INT
 
 
 def lfda_laplacians(X, y, n_neighbors: int = 7):
@@ -61,11 +62,32 @@ class LocalFisherDiscriminantAnalysis(GraphEmbeddingTransformer):
         Generalized eigenvalues, descending.
     n_components_ : int
 
+    See Also
+    --------
+    Fisherfaces : Fisher's LDA (after PCA), the global criterion LFDA localises.
+    MarginalFisherAnalysis : Local within-class and between-class graphs of nearest neighbours.
+    LocalitySensitiveDiscriminantAnalysis : Within- and between-class graphs of one kNN graph.
+
     References
     ----------
     M. Sugiyama, "Dimensionality Reduction of Multimodal Labeled Data by Local Fisher
     Discriminant Analysis", JMLR 8:1027-1061, 2007.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from locproj.methods import LocalFisherDiscriminantAnalysis
+    >>> X, y = load_iris(return_X_y=True)
+    >>> lfda = LocalFisherDiscriminantAnalysis(n_components=2).fit(X, y)
+    >>> lfda.transform(X).shape
+    (150, 2)
     """
+
+    _parameter_constraints: dict = {
+        "n_components": N_COMPONENTS,
+        "n_neighbors": [POSITIVE_INT],
+        "column_scaling": COLUMN_SCALING,
+    }
 
     def __init__(self, n_components=None, *, n_neighbors=7, column_scaling="unit"):
         self.n_components = n_components

@@ -5,13 +5,15 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import _fit_context
 from sklearn.decomposition import PCA
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..core.solvers import fix_signs
-from ._base import LinearProjection, RankDeficiencyWarning, scale_columns, validate_fit_data
+from ._base import LinearProjection, ProjectionTransformer, RankDeficiencyWarning, scale_columns, validate_fit_data
+from ._constraints import COLUMN_SCALING, N_COMPONENTS, POSITIVE_INT
 
 
 class Fisherfaces(LinearProjection):
@@ -48,16 +50,40 @@ class Fisherfaces(LinearProjection):
     n_pca_ : int
         Dimension of the intermediate PCA space.
 
+    See Also
+    --------
+    sklearn.discriminant_analysis.LinearDiscriminantAnalysis : The LDA step.
+    SpectralRegressionDiscriminantAnalysis : LDA's subspace by ridge regressions, no eigenproblem.
+    LocalFisherDiscriminantAnalysis : Fisher's criterion with locally weighted scatter matrices.
+
     References
     ----------
     P. Belhumeur, J. Hespanha, D. Kriegman, "Eigenfaces vs. Fisherfaces", IEEE PAMI 1997.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from locproj.methods import Fisherfaces
+    >>> X, y = load_iris(return_X_y=True)
+    >>> lda = Fisherfaces().fit(X, y)
+    >>> lda.transform(X).shape
+    (150, 2)
+    >>> lda.n_pca_
+    2
     """
+
+    _parameter_constraints: dict = {
+        "n_components": N_COMPONENTS,
+        "solver": [StrOptions({"svd", "eigen"})],
+        "column_scaling": COLUMN_SCALING,
+    }
 
     def __init__(self, n_components=None, *, solver="svd", column_scaling="unit"):
         self.n_components = n_components
         self.solver = solver
         self.column_scaling = column_scaling
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Fit PCA then LDA on ``(X, y)``."""
         X, y = validate_fit_data(self, X, y, supervised=True)
@@ -117,12 +143,17 @@ class Fisherfaces(LinearProjection):
         return True
 
 
-class LeadingPCA(TransformerMixin, BaseEstimator):
+class LeadingPCA(ProjectionTransformer):
     """PCA to at most ``n_components`` dimensions: ``min(n_components, n_samples, n_features)``.
 
     A method entry's ``pca_first``: one step before a costly method, over every data set of an
     experiment, so it keeps fewer dimensions where the training data have fewer (the UCI sets'
     16-21 features, a fold of Yale's 60 training images).  Full SVD, deterministic signs.
+
+    Parameters
+    ----------
+    n_components : int, default=100
+        The most dimensions kept.
 
     Attributes
     ----------
@@ -130,11 +161,27 @@ class LeadingPCA(TransformerMixin, BaseEstimator):
         The fitted PCA.
     n_components_ : int
         The dimensions kept.
+
+    See Also
+    --------
+    sklearn.decomposition.PCA : The PCA fitted here, with a fixed number of components.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from locproj.methods.linear import LeadingPCA
+    >>> X, _ = load_iris(return_X_y=True)
+    >>> pca = LeadingPCA(n_components=10).fit(X)
+    >>> pca.n_components_, pca.transform(X).shape
+    (4, (150, 4))
     """
+
+    _parameter_constraints: dict = {"n_components": [POSITIVE_INT]}
 
     def __init__(self, n_components=100):
         self.n_components = n_components
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Fit the PCA on ``X`` (``y`` is ignored)."""
         X = validate_data(self, X)

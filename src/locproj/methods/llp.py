@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from numbers import Real
+
+from sklearn.utils._param_validation import StrOptions
+
 from ..core.neighbor_graphs import kneighbors
 from ..core.reconstruction_weights import local_krr_weights, reconstruction_error
 from ..core.solvers import GramFactor
 from ._base import GraphEmbeddingTransformer, GraphProblem
+from ._constraints import COLUMN_SCALING, N_COMPONENTS, N_NEIGHBORS, StrictInterval
 
 
 class LocalLearningProjection(GraphEmbeddingTransformer):
@@ -48,10 +53,39 @@ class LocalLearningProjection(GraphEmbeddingTransformer):
         Eigenvalues of ``X T X^T`` in the PCA space, ascending.
     n_components_ : int
 
+    See Also
+    --------
+    LocallyEmbeddedAnalysis : Reconstruction weights of the neighbours instead of local regressions.
+    LocalityPreservingProjection : A graph embedding with heat-kernel weights.
+    KernelLPP : A kernel method with LPP's graph.
+
     References
     ----------
     M. Wu, K. Yu, S. Yu, B. Schölkopf, "Local Learning Projections", ICML 2007, eq. 29-38.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_iris
+    >>> from locproj.methods import LocalLearningProjection
+    >>> X, y = load_iris(return_X_y=True)
+    >>> llp = LocalLearningProjection(n_components=2).fit(X, y)
+    >>> llp.transform(X).shape
+    (150, 2)
+    >>> np.allclose(llp.components_ @ llp.components_.T, np.eye(2))
+    True
     """
+
+    _parameter_constraints: dict = {
+        "n_components": N_COMPONENTS,
+        "n_neighbors": N_NEIGHBORS,
+        "reg": [StrictInterval(Real, 0, None, closed="neither")],
+        "kernel": [StrOptions({"linear", "rbf"})],
+        "gamma": [StrictInterval(Real, 0, None, closed="left"), None],
+        "supervised": ["boolean"],
+        "center": ["boolean"],
+        "column_scaling": COLUMN_SCALING,
+    }
 
     def __init__(self, n_components=None, *, n_neighbors=5, reg=1.0, kernel="linear", gamma=None,
                  supervised=True, center=False, column_scaling="unit"):

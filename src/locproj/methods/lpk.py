@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
+from sklearn.base import ClassifierMixin, _fit_context
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import RankDeficiencyWarning, validate_fit_data
+from ._base import ProjectionTransformer, RankDeficiencyWarning, validate_fit_data
+from ._constraints import POSITIVE_INT, StrictInterval
 from ._lpk_model import (KERNELS, SVM_ITER_PER_SAMPLE, armijo, dual_objective_gradients, gated_projections, gating,
                          local_projection_kernel, ratio, solve_svm)
 
@@ -31,7 +33,7 @@ class _Stage:
     intercept: float
 
 
-class LocalProjectionKernelSVC(ClassifierMixin, TransformerMixin, BaseEstimator):
+class LocalProjectionKernelSVC(ClassifierMixin, ProjectionTransformer):
     """SVM with learned local projections: Local (LPK) and Global (GPK) Projection Kernels.
 
     A softmax gating model ``eta_m(x | V)`` (002 eq. 5, linear gating ``Phi_G(x) = x``) divides
@@ -144,6 +146,11 @@ class LocalProjectionKernelSVC(ClassifierMixin, TransformerMixin, BaseEstimator)
         :meth:`staged_decision_function` for test accuracy per iteration.
     n_features_in_ : int
 
+    See Also
+    --------
+    sklearn.svm.SVC : The SVM solved on the local projection kernel at every step.
+    KernelLPP : A kernel projection learned from a neighbour graph instead of an SVM's margin.
+
     References
     ----------
     M. Gönen, E. Alpaydın, "Supervised learning of local projection kernels", Neurocomputing
@@ -151,7 +158,33 @@ class LocalProjectionKernelSVC(ClassifierMixin, TransformerMixin, BaseEstimator)
     derivatives), §4 (gradients, Algorithm 2), §5 (Armijo, support vectors only), §6 (stopping).
     O. Chapelle, V. Vapnik, O. Bousquet, S. Mukherjee, "Choosing multiple parameters for support
     vector machines", Machine Learning 46:131-159, 2002.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from locproj.methods import LocalProjectionKernelSVC
+    >>> X, y = load_iris(return_X_y=True)
+    >>> X, y = X[50:], y[50:]                      # versicolor and virginica: a binary problem
+    >>> lpk = LocalProjectionKernelSVC(n_regions=2, n_components=1, max_iter=5, random_state=0).fit(X, y)
+    >>> lpk.classes_.tolist()
+    [1, 2]
+    >>> lpk.predict(X[:3]).shape, lpk.transform(X[:3]).shape
+    ((3,), (3, 2))
+    >>> lpk.get_feature_names_out().tolist()
+    ['localprojectionkernelsvc0', 'localprojectionkernelsvc1']
     """
+
+    _parameter_constraints: dict = {
+        "n_regions": [POSITIVE_INT],
+        "n_components": [POSITIVE_INT],   # and at most n_features, checked in fit
+        "C": [StrictInterval(Real, 0, None, closed="neither")],
+        "kernel": [StrOptions(set(KERNELS))],
+        "degree": [POSITIVE_INT],
+        "s": [StrictInterval(Real, 0, None, closed="neither")],
+        "max_iter": [POSITIVE_INT],
+        "tol": [StrictInterval(Real, 0, None, closed="left")],
+        "random_state": ["random_state"],
+    }
 
     def __init__(self, n_regions=2, n_components=1, *, C=1.0, kernel="linear", degree=2, s=1.0,
                  max_iter=25, tol=1e-3, random_state=None):
@@ -165,34 +198,19 @@ class LocalProjectionKernelSVC(ClassifierMixin, TransformerMixin, BaseEstimator)
         self.tol = tol
         self.random_state = random_state
 
-    def _check_params(self, n_features):
-        def integer(name, low, high=None):
-            value = getattr(self, name)
-            if (not isinstance(value, Integral) or isinstance(value, bool) or value < low
-                    or (high is not None and value > high)):
-                bound = f">= {low}" if high is None else f"in [{low}, {high}] (n_features)"
-                fix = ""
-                if high is not None and isinstance(value, Integral) and value > high:
-                    fix = (f": each W_m maps the {high} features to {name} dimensions, so only "
-                           f"{high} components are available; use {name} <= {high}")
-                raise ValueError(f"{name} must be an integer {bound}, got {value!r}{fix}.")
+    @property
+    def _n_features_out(self):
+        """``transform``'s columns: ``n_components`` per region."""
+        return self.projections_.shape[0] * self.projections_.shape[2]
 
-        def positive(name, allow_zero=False):
-            value = getattr(self, name)
-            if not isinstance(value, Real) or isinstance(value, bool) or not (
-                    value >= 0 if allow_zero else value > 0):
-                raise ValueError(f"{name} must be a {'non-negative' if allow_zero else 'positive'} "
-                                 f"number, got {value!r}.")
-
-        integer("n_regions", 1)
-        integer("n_components", 1, n_features)
-        integer("degree", 1)
-        integer("max_iter", 1)
-        positive("C")
-        positive("s")
-        positive("tol", allow_zero=True)
-        if self.kernel not in KERNELS:
-            raise ValueError(f"kernel must be one of {KERNELS}, got {self.kernel!r}.")
+    def _check_n_components(self, n_features):
+        """``r`` against the data: each ``W_m`` maps the ``n_features`` features to ``r`` dimensions."""
+        r = self.n_components
+        if r > n_features:
+            raise ValueError(
+                f"n_components must be an integer in [1, {n_features}] (n_features), got {r!r}: each W_m maps "
+                f"the {n_features} features to n_components dimensions, so only {n_features} components are "
+                f"available; use n_components <= {n_features}.")
 
     def _kernel_params(self):
         return {"kernel": self.kernel, "degree": self.degree, "s": self.s}
@@ -246,6 +264,7 @@ class LocalProjectionKernelSVC(ClassifierMixin, TransformerMixin, BaseEstimator)
         V[:, 1:] /= np.sqrt(sq_norm)
         return W, V
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Learn ``W_1..W_p``, ``V`` and the SVM by Algorithm 2 of 002 on binary data ``X, y``."""
         X, y = validate_fit_data(self, X, y, supervised=True)
@@ -258,7 +277,7 @@ class LocalProjectionKernelSVC(ClassifierMixin, TransformerMixin, BaseEstimator)
                 "estimator in sklearn.multiclass.OneVsRestClassifier."
             )
         n, d = X.shape
-        self._check_params(d)
+        self._check_n_components(d)
         self._warn_rank(X)
         kp = self._kernel_params()
         y_pm = np.where(y_index == 1, 1.0, -1.0)

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+from numbers import Real
+
+from sklearn.utils._param_validation import StrOptions
+
 from ..core.neighbor_graphs import binary_weights, heat_weights, kneighbors, laplacian, laplacian_factor, symmetrize
 from ..core.solvers import GramFactor
 from ._base import GraphEmbeddingTransformer, GraphProblem
+from ._constraints import COLUMN_SCALING, N_COMPONENTS, N_NEIGHBORS, StrictInterval
+
+# the heat-kernel width of the graph's weights exp(-||x_i - x_j||^2 / gamma); None: the mean squared edge length
+HEAT_WIDTH = [StrictInterval(Real, 0, None, closed="neither"), None]
 
 
 def lpp_graph(X, y, n_neighbors, weight: str, gamma, supervised: bool, factored: bool = False):
@@ -12,13 +20,7 @@ def lpp_graph(X, y, n_neighbors, weight: str, gamma, supervised: bool, factored:
     (``W = max(W, W^T)``) with binary or heat-kernel weights (003 eq. 12-14).  ``factored``:
     ``L`` as a :class:`~locproj.core.solvers.GramFactor` when the graph's components are small."""
     nbhd = kneighbors(X, n_neighbors, y if supervised else None)
-    if weight == "heat":
-        W = heat_weights(nbhd, gamma)
-    elif weight == "binary":
-        W = binary_weights(nbhd)
-    else:
-        raise ValueError(f"weight must be 'heat' or 'binary', got {weight!r}.")
-    W = symmetrize(W)
+    W = symmetrize(heat_weights(nbhd, gamma) if weight == "heat" else binary_weights(nbhd))
     L, D = laplacian(W)
     factor = laplacian_factor(W) if factored else None
     return (L if factor is None else GramFactor(factor)), D
@@ -56,11 +58,40 @@ class LocalityPreservingProjection(GraphEmbeddingTransformer):
         Generalized eigenvalues, ascending.
     n_components_ : int
 
+    See Also
+    --------
+    OrthogonalLPP : LPP's graph and quotient with orthonormal projection vectors.
+    KernelLPP : LPP in the feature space of a kernel.
+    LocallyEmbeddedAnalysis : The linear LLE (NPE), reconstruction weights instead of heat weights.
+    MarginalFisherAnalysis : A graph embedding with a penalty graph between the classes.
+
     References
     ----------
     X. He and P. Niyogi, "Locality Preserving Projections", NIPS 2003.
     A. Levada, "Lecture notes ... LPP and Kernel LPP", 2020 (paper 003), eq. 1-16.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from locproj.methods import LocalityPreservingProjection
+    >>> X, y = load_iris(return_X_y=True)
+    >>> lpp = LocalityPreservingProjection(n_components=2, n_neighbors=5).fit(X, y)
+    >>> lpp.transform(X).shape
+    (150, 2)
+    >>> lpp.get_feature_names_out().tolist()
+    ['localitypreservingprojection0', 'localitypreservingprojection1']
+    >>> lpp.set_output(transform="pandas").transform(X).columns.tolist()
+    ['localitypreservingprojection0', 'localitypreservingprojection1']
     """
+
+    _parameter_constraints: dict = {
+        "n_components": N_COMPONENTS,
+        "n_neighbors": N_NEIGHBORS,
+        "weight": [StrOptions({"heat", "binary"})],
+        "gamma": HEAT_WIDTH,
+        "supervised": ["boolean"],
+        "column_scaling": COLUMN_SCALING,
+    }
 
     def __init__(self, n_components=None, *, n_neighbors=5, weight="heat", gamma=None,
                  supervised=True, column_scaling="unit"):

@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
 
 from ..core.class_graphs import check_lsda_neighbors, lsda_all_pairs_problem, lsda_graphs
 from ..core.neighbor_graphs import laplacian
 from ._base import GraphEmbeddingTransformer, GraphProblem, leading_above
-
+from ._constraints import COLUMN_SCALING, N_COMPONENTS, StrictInterval
 
 _CUT = 1e-10   # LSDA.m: directions with a smaller eigenvalue are dropped
-
-
-def _check_beta(beta) -> float:
-    if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not 0 <= beta <= 1:
-        raise ValueError(f"beta must be a number in [0, 1] (the weight of the between-class graph), got {beta!r}.")
-    return float(beta)
 
 
 class LocalitySensitiveDiscriminantAnalysis(GraphEmbeddingTransformer):
@@ -63,6 +57,12 @@ class LocalitySensitiveDiscriminantAnalysis(GraphEmbeddingTransformer):
     n_components_ : int
     n_features_in_ : int
 
+    See Also
+    --------
+    MarginalFisherAnalysis : Within-class neighbours and between-class marginal pairs.
+    LocalFisherDiscriminantAnalysis : Fisher's criterion with locally weighted scatter matrices.
+    LocalityPreservingProjection : The within-class graph alone (``beta = 0``, binary weights).
+
     References
     ----------
     D. Cai, X. He, K. Zhou, J. Han and H. Bao, "Locality Sensitive Discriminant Analysis",
@@ -70,7 +70,23 @@ class LocalitySensitiveDiscriminantAnalysis(GraphEmbeddingTransformer):
     optimal linear embedding, ``arg max a^T X (alpha L_b + (1 - alpha) W_w) X^T a`` subject to
     ``a^T X D_w X^T a = 1`` with its generalized eigenproblem.
     D. Cai, ``LSDA.m`` (``options.k``, ``options.beta``), the authors' MATLAB code.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from locproj.methods import LocalitySensitiveDiscriminantAnalysis
+    >>> X, y = load_iris(return_X_y=True)
+    >>> lsda = LocalitySensitiveDiscriminantAnalysis(n_components=2, beta=0.1).fit(X, y)
+    >>> lsda.transform(X).shape
+    (150, 2)
     """
+
+    _parameter_constraints: dict = {
+        "n_components": N_COMPONENTS,
+        "n_neighbors": [StrictInterval(Integral, 0, None, closed="left")],   # 0: all pairs
+        "beta": [StrictInterval(Real, 0, 1, closed="both")],
+        "column_scaling": COLUMN_SCALING,
+    }
 
     def __init__(self, n_components=None, *, n_neighbors=5, beta=0.1, column_scaling="unit"):
         self.n_components = n_components
@@ -83,11 +99,11 @@ class LocalitySensitiveDiscriminantAnalysis(GraphEmbeddingTransformer):
 
     def _kept(self, eigenvalues, rank):
         # LSDA.m drops eigenvalues below 1e-10 of its problem, whose eigenvalues are ours / (1 - beta)
-        return leading_above(self, eigenvalues, _CUT * (1 - _check_beta(self.beta)),
+        return leading_above(self, eigenvalues, _CUT * (1 - float(self.beta)),
                              "the between-class graph outweighs the within-class one in every direction")
 
     def _problem(self, X, y):
-        beta = _check_beta(self.beta)
+        beta = float(self.beta)
         if check_lsda_neighbors(self.n_neighbors, len(X)) == 0:
             M, D_w = lsda_all_pairs_problem(y, beta)
             return GraphProblem(L=M, B=D_w, maximize=True)

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.class_graphs import check_n_pairs, mfa_graphs
+from sklearn.base import _fit_context
+
+from ..core.class_graphs import mfa_graphs
 from ..core.neighbor_graphs import laplacian, laplacian_factor
 from ..core.solvers import GramFactor
 from ._base import GraphEmbeddingTransformer, GraphProblem
+from ._constraints import COLUMN_SCALING, N_COMPONENTS, N_NEIGHBORS, POSITIVE_INT
 
 
 class MarginalFisherAnalysis(GraphEmbeddingTransformer):
@@ -56,6 +59,12 @@ class MarginalFisherAnalysis(GraphEmbeddingTransformer):
     n_components_ : int
     n_features_in_ : int
 
+    See Also
+    --------
+    LocalFisherDiscriminantAnalysis : Fisher's criterion with locally weighted scatter matrices.
+    LocalitySensitiveDiscriminantAnalysis : Within- and between-class graphs of one kNN graph.
+    LocalityPreservingProjection : The graph embedding without a penalty graph.
+
     References
     ----------
     S. Yan, D. Xu, B. Zhang, H.-J. Zhang, Q. Yang and S. Lin, "Graph Embedding and Extensions: A
@@ -63,7 +72,23 @@ class MarginalFisherAnalysis(GraphEmbeddingTransformer):
     linearised graph-preserving criterion ``arg min w^T X L X^T w`` subject to
     ``w^T X B X^T w = d``) and §3.1 (MFA: the intrinsic and penalty graphs, ``S_c``, ``S_p`` and
     the marginal Fisher criterion above).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from locproj.methods import MarginalFisherAnalysis
+    >>> X, y = load_iris(return_X_y=True)
+    >>> mfa = MarginalFisherAnalysis(n_components=2, n_neighbors=5, n_penalty_pairs=20).fit(X, y)
+    >>> mfa.transform(X).shape
+    (150, 2)
     """
+
+    _parameter_constraints: dict = {
+        "n_components": N_COMPONENTS,
+        "n_neighbors": N_NEIGHBORS,
+        "n_penalty_pairs": [POSITIVE_INT],
+        "column_scaling": COLUMN_SCALING,
+    }
 
     def __init__(self, n_components=None, *, n_neighbors=5, n_penalty_pairs=20, column_scaling="unit"):
         self.n_components = n_components
@@ -74,6 +99,7 @@ class MarginalFisherAnalysis(GraphEmbeddingTransformer):
     def _needs_labels(self) -> bool:
         return True
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Learn the projection from training data ``X`` and labels ``y``.
 
@@ -93,7 +119,6 @@ class MarginalFisherAnalysis(GraphEmbeddingTransformer):
                 "raise n_penalty_pairs, or remove near-duplicate samples that carry different labels.") from error
 
     def _problem(self, X, y):
-        check_n_pairs(self.n_penalty_pairs)
         W, W_p = mfa_graphs(X, y, self.n_neighbors, self.n_penalty_pairs)
         factor = laplacian_factor(W)  # a supervised graph: blocks within the classes
         L = laplacian(W)[0] if factor is None else GramFactor(factor)

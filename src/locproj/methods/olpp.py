@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import StrOptions
+
 from ..core._orthogonal import solve_orthogonal_sequence
 from ._base import GraphEmbeddingTransformer, GraphProblem, validate_fit_data, warn_rank_deficient
-from .lpp import lpp_graph
+from ._constraints import N_COMPONENTS, N_NEIGHBORS
+from .lpp import HEAT_WIDTH, lpp_graph
 
 
 class OrthogonalLPP(GraphEmbeddingTransformer):
@@ -46,11 +50,36 @@ class OrthogonalLPP(GraphEmbeddingTransformer):
         The quotient ``p^T X L X^T p / p^T X D X^T p`` of each vector, non-decreasing.
     n_components_ : int
 
+    See Also
+    --------
+    LocalityPreservingProjection : The same graph and quotient, all vectors from one eigenproblem.
+    IsometricProjection : Another linear graph embedding of Cai et al., from geodesic distances.
+
     References
     ----------
     D. Cai, X. He, J. Han and H.-J. Zhang, "Orthogonal Laplacianfaces for Face Recognition",
     IEEE Transactions on Image Processing 15(11):3608-3614, 2006.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_iris
+    >>> from locproj.methods import OrthogonalLPP
+    >>> X, y = load_iris(return_X_y=True)
+    >>> olpp = OrthogonalLPP(n_components=2).fit(X, y)
+    >>> olpp.transform(X).shape
+    (150, 2)
+    >>> np.allclose(olpp.components_ @ olpp.components_.T, np.eye(2))
+    True
     """
+
+    _parameter_constraints: dict = {
+        "n_components": N_COMPONENTS,
+        "n_neighbors": N_NEIGHBORS,
+        "weight": [StrOptions({"heat", "binary"})],
+        "gamma": HEAT_WIDTH,
+        "supervised": ["boolean"],
+    }
 
     def __init__(self, n_components=None, *, n_neighbors=5, weight="heat", gamma=None, supervised=True):
         self.n_components = n_components
@@ -63,6 +92,7 @@ class OrthogonalLPP(GraphEmbeddingTransformer):
         L, D = lpp_graph(X, y, self.n_neighbors, self.weight, self.gamma, self.supervised, factored=True)
         return GraphProblem(L=L, B=D)
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Learn the projection from training data ``X`` (and labels ``y`` when supervised)."""
         X, y = validate_fit_data(self, X, y, self._needs_labels())

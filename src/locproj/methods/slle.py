@@ -7,9 +7,10 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import _fit_context
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import RealNotInt, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -24,13 +25,13 @@ from ..core.reconstruction_weights import (
     spectrum_summary,
 )
 from ..core._sparse_eigen import bottom_eigenvectors
-from ._base import check_fit_values
+from ._base import ProjectionTransformer, check_fit_values
+from ._constraints import POSITIVE_INT, StrictInterval
 
-_EIGEN_SOLVERS = ("auto", "arpack", "dense")
 _DENSE_MAX = 200  # eigen_solver='auto': a dense eigh up to this many samples, ARPACK beyond
 
 
-class SupervisedLLE(TransformerMixin, BaseEstimator):
+class SupervisedLLE(ProjectionTransformer):
     """Locally linear embedding (LLE) and supervised LLE (SLLE), paper 004.
 
     **Stage I** (eq. 1-5).  Each training point ``x_i`` is reconstructed from its ``k`` nearest
@@ -153,13 +154,44 @@ class SupervisedLLE(TransformerMixin, BaseEstimator):
         Fitted on ``X_fit_``.
     n_features_in_ : int
 
+    See Also
+    --------
+    sklearn.manifold.LocallyLinearEmbedding : scikit-learn's LLE (relative regulariser).
+    LocallyEmbeddedAnalysis : The linear LLE (NPE): a projection with LLE's weights.
+
     References
     ----------
     D. de Ridder and R. P. W. Duin, "Locally linear embedding for classification", Technical
     Report PH-2002-01, Delft University of Technology, 2002: eq. 1-8, §2, §3.1-3.3, §4.2.
     S. T. Roweis and L. K. Saul, "Nonlinear dimensionality reduction by locally linear
     embedding", Science 290, 2000.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from locproj.methods import SupervisedLLE
+    >>> X, y = load_iris(return_X_y=True)
+    >>> slle = SupervisedLLE(n_components=2, n_neighbors=10, alpha=0.5)
+    >>> slle.fit_transform(X, y).shape
+    (150, 2)
+    >>> slle.transform(X[:5]).shape
+    (5, 2)
+    >>> lle = SupervisedLLE(n_components=0.9, n_neighbors=10).fit(X)   # m by majority vote (§3.1)
+    >>> lle.embedding_.shape[1] == lle.n_components_
+    True
     """
+
+    _parameter_constraints: dict = {
+        "n_components": [POSITIVE_INT, StrictInterval(RealNotInt, 0, 1, closed="neither")],
+        "n_neighbors": [POSITIVE_INT],
+        "alpha": [StrictInterval(Real, 0, 1, closed="both")],
+        "reg": [StrictInterval(Real, 0, None, closed="left"), StrOptions({"auto"})],
+        "retained_variance": [StrictInterval(Real, 0, 1, closed="right"), None],
+        "n_subset": [StrictInterval(Integral, 2, None, closed="left"),
+                     StrictInterval(RealNotInt, 0, 1, closed="right"), None],
+        "eigen_solver": [StrOptions({"auto", "arpack", "dense"})],
+        "random_state": ["random_state"],
+    }
 
     def __init__(self, n_components=2, *, n_neighbors=5, alpha=0.0, reg="auto",
                  retained_variance=None, n_subset=None, eigen_solver="auto", random_state=0):
@@ -174,18 +206,19 @@ class SupervisedLLE(TransformerMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fit
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Embed the training data ``X`` (labels ``y`` are needed when ``alpha > 0``)."""
         self._fit(X, y)
         return self
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit_transform(self, X, y=None):
         """Fit and return the training embedding ``embedding_``."""
         self._fit(X, y)
         return self.embedding_
 
     def _fit(self, X, y):
-        self._check_params()
         X, y = self._validate_fit_data(X, y)
         n = len(X)
         k = int(self.n_neighbors)
@@ -294,36 +327,6 @@ class SupervisedLLE(TransformerMixin, BaseEstimator):
             raise ValueError(f"n_neighbors={k} but n_subset={self.n_subset} keeps only {p} samples; "
                              f"use n_neighbors <= {p - 1} or a larger n_subset.")
         return p
-
-    def _check_params(self):
-        m = self.n_components
-        if isinstance(m, bool) or not (
-            (isinstance(m, Integral) and m >= 1) or (isinstance(m, Real) and 0 < m < 1)
-        ):
-            raise ValueError("n_components must be an int >= 1 or a float in (0, 1) (the retained "
-                             f"variance v of paper 004 §3.1), got {m!r}.")
-        k = self.n_neighbors
-        if isinstance(k, bool) or not isinstance(k, Integral) or k < 1:
-            raise ValueError(f"n_neighbors must be a positive int, got {k!r}.")
-        a = self.alpha
-        if isinstance(a, bool) or not isinstance(a, Real) or not 0 <= a <= 1:
-            raise ValueError(f"alpha must be a number in [0, 1] (eq. 8), got {a!r}.")
-        r = self.reg
-        if isinstance(r, str):
-            if r != "auto":
-                raise ValueError(f"reg must be a number >= 0 or 'auto', got {r!r}.")
-        elif isinstance(r, bool) or not isinstance(r, Real) or not r >= 0:
-            raise ValueError(f"reg must be a number >= 0 or 'auto', got {r!r}.")
-        v = self.retained_variance
-        if v is not None and (isinstance(v, bool) or not isinstance(v, Real) or not 0 < v <= 1):
-            raise ValueError(f"retained_variance must be None or a float in (0, 1], got {v!r}.")
-        p = self.n_subset
-        if p is not None and (isinstance(p, bool) or not (
-            (isinstance(p, Integral) and p >= 2) or (isinstance(p, Real) and 0 < p <= 1)
-        )):
-            raise ValueError(f"n_subset must be None, an int >= 2 or a fraction in (0, 1], got {p!r}.")
-        if self.eigen_solver not in _EIGEN_SOLVERS:
-            raise ValueError(f"eigen_solver must be one of {_EIGEN_SOLVERS}, got {self.eigen_solver!r}.")
 
     def _validate_fit_data(self, X, y):
         if not self._needs_labels():

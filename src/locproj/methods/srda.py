@@ -2,28 +2,29 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
+from numbers import Real
 
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 from scipy.linalg import blas, lapack
 from scipy.sparse.linalg import LinearOperator, lsqr
+from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import (
-    _COLUMN_SCALINGS,
     LinearProjection,
     RankDeficiencyWarning,
     check_fit_classes,
     scale_columns,
     validate_fit_data,
 )
+from ._constraints import COLUMN_SCALING, N_COMPONENTS, POSITIVE_INT, StrictInterval
 
-_SOLVERS = ("auto", "normal", "lsqr")
 # solver='auto' takes LSQR for sparse X or when min(n, d) exceeds this: above it the min(n, d)^2 Gram
 # matrix (200 MB at 5000) and its O(n d min(n, d)) product cost more than LSQR's O(iterations c n d)
 _AUTO_NORMAL_MAX = 5000
@@ -111,11 +112,37 @@ class SpectralRegressionDiscriminantAnalysis(LinearProjection):
     n_iter_ : ndarray of shape (n_components_,) or None
         LSQR's iterations for each response; None for the normal equations (as ``Ridge``).
 
+    See Also
+    --------
+    Fisherfaces : LDA after PCA, by an eigenproblem.
+    sklearn.discriminant_analysis.LinearDiscriminantAnalysis : scikit-learn's LDA.
+    sklearn.linear_model.Ridge : The ridge regression each projection solves.
+
     References
     ----------
     D. Cai, X. He and J. Han, "SRDA: An Efficient Algorithm for Large-Scale Discriminant Analysis",
     IEEE Transactions on Knowledge and Data Engineering 20(1), 1-12, 2008.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from locproj.methods import SpectralRegressionDiscriminantAnalysis
+    >>> X, y = load_iris(return_X_y=True)
+    >>> srda = SpectralRegressionDiscriminantAnalysis(alpha=1.0).fit(X, y)
+    >>> srda.transform(X).shape
+    (150, 2)
+    >>> srda.solver_
+    'primal'
     """
+
+    _parameter_constraints: dict = {
+        "n_components": N_COMPONENTS,
+        "alpha": [StrictInterval(Real, 0, None, closed="left")],
+        "solver": [StrOptions({"auto", "normal", "lsqr"})],
+        "max_iter": [POSITIVE_INT, None],
+        "tol": [StrictInterval(Real, 0, None, closed="left")],
+        "column_scaling": COLUMN_SCALING,
+    }
 
     def __init__(self, n_components=None, *, alpha=0.1, solver="auto", max_iter=None, tol=1e-6,
                  column_scaling="unit"):
@@ -126,9 +153,9 @@ class SpectralRegressionDiscriminantAnalysis(LinearProjection):
         self.tol = tol
         self.column_scaling = column_scaling
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Fit the ``n_components_`` ridge regressions on ``(X, y)``; ``X`` may be ``scipy.sparse``."""
-        self._check_params()
         X, y = self._validate_fit(X, y)
         n, d = X.shape
         self.classes_, y_index = np.unique(y, return_inverse=True)
@@ -175,23 +202,6 @@ class SpectralRegressionDiscriminantAnalysis(LinearProjection):
         return True
 
     # ------------------------------------------------------------------ validation
-
-    def _check_params(self) -> None:
-        if isinstance(self.alpha, bool) or not isinstance(self.alpha, numbers.Real) or not self.alpha >= 0 \
-                or not np.isfinite(self.alpha):
-            raise ValueError(f"alpha must be a finite number >= 0 (the ridge parameter), got {self.alpha!r}.")
-        if self.solver not in _SOLVERS:
-            raise ValueError(f"solver must be one of {_SOLVERS}, got {self.solver!r}.")
-        if self.max_iter is not None and (isinstance(self.max_iter, bool) or not isinstance(
-                self.max_iter, numbers.Integral) or self.max_iter < 1):
-            raise ValueError(f"max_iter must be None or an integer >= 1, got {self.max_iter!r}.")
-        if isinstance(self.tol, bool) or not isinstance(self.tol, numbers.Real) or not self.tol >= 0:
-            raise ValueError(f"tol must be a number >= 0 (LSQR's atol and btol), got {self.tol!r}.")
-        if self.column_scaling not in _COLUMN_SCALINGS:
-            raise ValueError(f"column_scaling must be one of {_COLUMN_SCALINGS}, got {self.column_scaling!r}.")
-        k = self.n_components
-        if k is not None and (isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1):
-            raise ValueError(f"n_components must be None or an integer >= 1, got {k!r}.")
 
     def _validate_fit(self, X, y):
         if y is None or not sp.issparse(X):

@@ -1,5 +1,7 @@
-"""The table of data formats (locproj.data.readers.FORMATS) against the config schema and
-docs/data-formats.md, and the guide's worked example: a LIBSVM reader added at run time."""
+"""The table of data formats (locproj.data.readers.FORMATS), the one place a format is declared:
+the config schema takes its names without listing them, an unknown name fails at start-up, the
+suffixes load_dataset tells a format by come from it (one format a suffix), docs/data-formats.md
+lists it; and the guide's worked example: a LIBSVM reader added at run time."""
 
 from __future__ import annotations
 
@@ -7,13 +9,17 @@ import re
 import sys
 from pathlib import Path
 
+import jsonschema
 import numpy as np
 import pytest
 import yaml
 
 from locproj.data import DataError, load_dataset
 from locproj.data import readers
-from locproj.data.readers import FORMATS, Format, check_options, read_dataset
+from locproj.data.checks import check_dataset_options
+from locproj.data.load import _format_of
+from locproj.data.readers import FORMATS, Format, check_options, read_dataset, suffix_formats
+from locproj.errors import UserError
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -21,23 +27,98 @@ GUIDE = DOCS / "data-formats.md"
 SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
 
 
-def test_the_schema_format_enum_is_the_table():
-    schema = yaml.safe_load(SCHEMA.read_text())
-    enum = schema["properties"]["datasets"]["additionalProperties"]["properties"]["format"]["enum"]
-    missing, extra = sorted(set(FORMATS) - set(enum)), sorted(set(enum) - set(FORMATS))
-    assert not missing and not extra, (
-        f"{SCHEMA.relative_to(ROOT)}: the format enum lacks {missing} (in FORMATS) and has {extra} (not in "
-        "FORMATS); fix: make the enum list the keys of locproj.data.readers.FORMATS"
-    )
+# --- the schema and the start-up check ----------------------------------------------------------
+
+
+def _schema() -> dict:
+    return yaml.safe_load(SCHEMA.read_text())
+
+
+def test_the_schema_lists_no_format_names():
+    entry = _schema()["properties"]["datasets"]["additionalProperties"]["properties"]["format"]
+    assert "enum" not in entry and entry["type"] == "string"
+    assert "locproj.data.readers.FORMATS" in " ".join(entry["description"].split())
+
+
+@pytest.mark.parametrize("name", list(FORMATS))
+def test_the_schema_takes_every_format(name):
+    entry = {"format": name, **({"path": "data/own/x"} if FORMATS[name].reads_files else {})}
+    jsonschema.Draft202012Validator(_schema()).validate({"datasets": {"mine": entry}})
+
+
+def test_an_unknown_format_fails_at_start_up_naming_the_dataset_and_the_formats():
+    config = {"datasets": {"mine": {"format": "nosuch", "path": "data/own/mine.csv"}}}
+    with pytest.raises(UserError) as info:
+        check_dataset_options(config)
+    message = str(info.value)
+    assert "datasets.mine" in message and "unknown format 'nosuch'" in message
+    assert f"set `format:` to one of {', '.join(FORMATS)}" in message
+    # the pipeline runs this check when the Snakefile is parsed, before the schema and any job
+    common = (ROOT / "workflow" / "rules" / "common.smk").read_text()
+    assert 0 < common.index("check_dataset_options(config)") < common.index("validate(config")
+
+
+# --- suffixes -------------------------------------------------------------------------------------
+
+
+def test_each_suffix_belongs_to_one_format():
+    assert suffix_formats() == {".csv": "csv", ".txt": "csv", ".tsv": "tsv", ".tab": "tsv", ".npz": "npz",
+                                ".mat": "mat"}
+    claimed = [suffix for form in FORMATS.values() for suffix in form.suffixes]
+    assert len(claimed) == len(set(claimed)), f"a suffix claimed by two formats: {sorted(claimed)}"
+
+
+def test_a_suffix_claimed_by_two_formats_is_an_error(monkeypatch, tmp_path):
+    monkeypatch.setitem(FORMATS, "text", Format(readers.read_csv, suffixes=(".dat", ".txt")))
+    with pytest.raises(ValueError, match=r"suffix '\.txt' is claimed by formats 'csv' and 'text'"):
+        suffix_formats()
+    with pytest.raises(ValueError, match="claimed by formats"):
+        load_dataset(tmp_path / "mine.dat")
+
+
+@pytest.mark.parametrize("path, expected", [("a.csv", "csv"), ("a.TXT", "csv"), ("dir/a.b.tsv", "tsv"),
+                                            ("a.Tab", "tsv"), ("a.npz", "npz"), ("a.MAT", "mat")])
+def test_the_format_from_a_suffix(path, expected):
+    assert _format_of(path) == expected
+
+
+def test_a_path_without_a_known_suffix_is_named_with_the_fix(tmp_path):
+    with pytest.raises(DataError) as info:
+        _format_of("data/own/mine.xlsx")
+    assert str(info.value) == ("cannot tell the format of data/own/mine.xlsx from its suffix '.xlsx'; fix: pass "
+                               "format=... (one of csv, tsv, npz, npy, mat, image_folder)")
+    assert _format_of(str(tmp_path)) == "image_folder"
+    assert _format_of(["X.npy", "y.npy"]) == "npy"
+    with pytest.raises(DataError, match=r"cannot tell the format of \['X.npy'\]; fix: pass format=\.\.\. \(two"):
+        _format_of(["X.npy"])
+
+
+@pytest.mark.parametrize("suffixes", ["csv", ("csv",), (".CSV",), (".tar.gz",), ("",)])
+def test_a_suffix_is_lower_case_with_its_dot(suffixes):
+    with pytest.raises(ValueError, match="suffix"):
+        Format(read_dataset, (), suffixes=suffixes)
+
+
+# --- the guide --------------------------------------------------------------------------------------
+
+
+def _guide_rows() -> list[tuple[str, str, str]]:
+    return re.findall(r"^\| (`.*?) \| (.*?) \| (.*?) \|$", GUIDE.read_text(), flags=re.M)
 
 
 def test_the_guide_lists_every_format_and_its_options():
-    rows = re.findall(r"^\| (`.*?) \| .*? \| (.*?) \|$", GUIDE.read_text(), flags=re.M)
     listed = {name: set(re.findall(r"`(\w+)`", options))
-              for names, options in rows for name in re.findall(r"`(\w+)`", names)}
+              for names, _, options in _guide_rows() for name in re.findall(r"`(\w+)`", names)}
     assert set(listed) == set(FORMATS), f"docs/data-formats.md lists {sorted(listed)}, FORMATS has {sorted(FORMATS)}"
     for name, form in FORMATS.items():
         assert listed[name] == set(form.options), name
+
+
+def test_the_guide_names_every_suffix_in_its_formats_row():
+    for names, reads, _ in _guide_rows():
+        shown = set(re.findall(r"`(\.\w+)`", reads))
+        for name in re.findall(r"`(\w+)`", names):
+            assert set(FORMATS[name].suffixes) <= shown, f"docs/data-formats.md, row of {name}: {reads}"
 
 
 @pytest.mark.parametrize("name", list(FORMATS))
@@ -84,9 +165,10 @@ def test_the_libsvm_example_reads_through_read_dataset(libsvm, tmp_path):
     np.testing.assert_array_equal(raw.X, [[0.5, 0, 2, 0], [0, 1.5, 0, 0], [1, 1, 1, 0]])
     np.testing.assert_array_equal(raw.labels, [1, -1, 2])
     assert raw.X.dtype == np.float64 and raw.where([2]) == f"{path}, line 5"
-    data = load_dataset(path, format="libsvm")                      # n_features: the largest index
+    data = load_dataset(path)                         # libsvm from the suffix; n_features: the largest index
     assert data.X.shape == (3, 3) and data.class_names == ["-1", "1", "2"]
     np.testing.assert_array_equal(data.y, [1, 0, 2])
+    np.testing.assert_array_equal(load_dataset(path, format="libsvm").X, data.X)
     assert readers.FORMATS["libsvm"].source == "files"
 
 

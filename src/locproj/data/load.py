@@ -6,11 +6,11 @@ from pathlib import Path
 
 from .errors import DataError
 from .prepare import Dataset, check_finite, encode_labels
-from .readers import check_options, read_dataset
+from .readers import FORMATS, check_options, read_dataset, suffix_formats
 from .sources import check_exists, local_paths
 
-#: The format a path's suffix implies (a folder: ``image_folder``; two ``.npy`` files: ``npy``).
-SUFFIX_FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".txt": "csv", ".npz": "npz", ".mat": "mat"}
+#: The formats a path tells by its shape rather than a suffix: a folder, two ``.npy`` files.
+_FOLDER, _TWO_FILES = "image_folder", "npy"
 
 
 def load_dataset(path, format: str | None = None, **options) -> Dataset:
@@ -22,9 +22,9 @@ def load_dataset(path, format: str | None = None, **options) -> Dataset:
     path : str, Path or list of them
         The file or folder (``npy``: the features file, then the labels file).
     format : str, optional
-        A reader of :mod:`locproj.data.readers` (``csv``, ``tsv``, ``npz``, ``npy``, ``mat``,
-        ``image_folder``); by default from the suffix (``.csv``, ``.tsv``, ``.npz``, ``.mat``), a
-        folder or two ``.npy`` files.
+        A key of :data:`locproj.data.readers.FORMATS` (``csv``, ``tsv``, ``npz``, ``npy``, ``mat``,
+        ``image_folder``, ...); by default from the suffix, as the formats' ``suffixes`` say
+        (``.csv``, ``.txt``, ``.tsv``, ``.tab``, ``.npz``, ``.mat``), a folder or two ``.npy`` files.
     **options
         The reader's options, as in the config (e.g. ``label_column="species"``, ``image_shape=[32, 32]``).
 
@@ -46,14 +46,18 @@ def load_dataset(path, format: str | None = None, **options) -> Dataset:
 
 
 def _format_of(paths) -> str:
+    """The format of ``paths``: two ``.npy`` files, a folder, or the format whose ``suffixes``
+    (:data:`~locproj.data.readers.FORMATS`, read now) hold the path's suffix."""
     if isinstance(paths, list):
         if len(paths) == 2 and all(p.endswith(".npy") for p in paths):
-            return "npy"
+            return _TWO_FILES
         raise DataError(f"cannot tell the format of {paths}; fix: pass format=... (two .npy files: features, labels)")
     if Path(paths).is_dir():
-        return "image_folder"
+        return _FOLDER
     suffix = Path(paths).suffix.lower()
-    if suffix not in SUFFIX_FORMATS:
+    lookup = suffix_formats()
+    if suffix not in lookup:
+        told = [name for name, form in FORMATS.items() if form.suffixes or name in (_FOLDER, _TWO_FILES)]
         raise DataError(f"cannot tell the format of {paths} from its suffix {suffix!r}; fix: pass format=... "
-                        f"(one of csv, tsv, npz, npy, mat, image_folder)")
-    return SUFFIX_FORMATS[suffix]
+                        f"(one of {', '.join(told)})")
+    return lookup[suffix]

@@ -6,8 +6,9 @@ other key, naming the ones it takes) and where the samples come from (files, a l
 seeded generator or a package's built-in data). A file reader takes the dataset's config entry (its
 options) and the paths of its raw files, and returns a :class:`~locproj.data.raw.RawData`. Images
 come out row-major: ``X[i].reshape(h, w)`` is upright. A reader validates what it reads and raises
-:class:`DataError` naming the file, the line, sample or image, and the fix. Adding a format is one
-entry of :data:`FORMATS` and one line of the config schema's format enum (docs/data-formats.md).
+:class:`DataError` naming the file, the line, sample or image, and the fix. Adding a format is its
+reader and one entry of :data:`FORMATS` (name, reader, options, source, suffixes), documented by a
+row of docs/data-formats.md; nothing else names the formats.
 
 ===================  ================================================================================
 format               reads
@@ -47,7 +48,7 @@ from .toys import generate_circles, generate_four_clusters, generate_two_moons
 from .waveform import generate_waveform
 
 __all__ = ["COMMON_OPTIONS", "FORMATS", "Format", "RawData", "check_options", "class_names", "read_dataset",
-           "scan_dataset", "to_row_major"]
+           "scan_dataset", "suffix_formats", "to_row_major"]
 
 #: Keys any dataset entry may have, whatever its format.
 COMMON_OPTIONS = ("description", "optional", "note", "format", "files", "path", "sha256", "class_names",
@@ -76,16 +77,26 @@ class Format:
     scan : callable, optional
         ``scan(spec, paths)``: what the start-up checks read instead of the whole data (the labels
         and where each sample is, validated), when that is cheaper than ``reader``.
+    suffixes : tuple of str
+        The file suffixes (lower case, with the dot, e.g. ``".csv"``) by which
+        :func:`locproj.data.load_dataset` tells this format from a path's suffix (any case); a
+        suffix belongs to one format at most (:func:`suffix_formats`).
     """
 
     reader: Callable[..., RawData]
     options: tuple[str, ...] = ()
     source: str = "files"
     scan: Callable[..., RawData] | None = None
+    suffixes: tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.source not in SOURCES:
             raise ValueError(f"Format source {self.source!r} is not one of {', '.join(SOURCES)}")
+        if isinstance(self.suffixes, str):
+            raise ValueError(f"Format suffixes {self.suffixes!r} must be a tuple, e.g. ({self.suffixes!r},)")
+        for suffix in self.suffixes:
+            if not (isinstance(suffix, str) and re.fullmatch(r"\.[^./\\]+", suffix) and suffix == suffix.lower()):
+                raise ValueError(f"Format suffix {suffix!r} is not a lower-case file suffix with its dot, e.g. '.csv'")
 
     @property
     def reads_files(self) -> bool:
@@ -98,6 +109,20 @@ class Format:
         if self.source == "generated":
             return self.reader(spec, seed)
         return self.reader(spec)
+
+
+def suffix_formats(formats: dict[str, Format] | None = None) -> dict[str, str]:
+    """Each file suffix of :data:`FORMATS` (or ``formats``) -> the name of the format it belongs to,
+    read from the table when called (so a format added later is found by its suffix). A suffix that
+    two formats claim is refused (``ValueError``, naming both)."""
+    lookup: dict[str, str] = {}
+    for name, form in (FORMATS if formats is None else formats).items():
+        for suffix in form.suffixes:
+            if suffix in lookup:
+                raise ValueError(f"file suffix {suffix!r} is claimed by formats {lookup[suffix]!r} and {name!r}; "
+                                 "fix: give it to one of them in locproj.data.readers.FORMATS")
+            lookup[suffix] = name
+    return lookup
 
 
 def check_options(name: str, spec: dict) -> None:
@@ -511,14 +536,15 @@ def class_names(spec: dict, labels: np.ndarray) -> list[str]:
 _NPZ_OPTIONS = ("x_key", "y_key", "image_shape", "pixel_order")
 _MAT_OPTIONS = ("x_var", "y_var", "samples_in", "image_shape", "pixel_order", "labels_from_index", "label_map")
 
-#: Every data format: the config's ``format`` -> its :class:`Format`. The schema's format enum
-#: (workflow/schemas/config.schema.yaml) lists the same names; docs/data-formats.md adds one.
+#: Every data format: the config's ``format`` -> its :class:`Format`, the one place a format is
+#: declared (its name, reader, options, source and file suffixes); the config schema does not list
+#: the names, :func:`check_options` refuses any other before any job. docs/data-formats.md adds one.
 FORMATS: dict[str, Format] = {
-    "csv": Format(read_csv, TEXT_OPTIONS),
-    "tsv": Format(read_csv, TEXT_OPTIONS),
-    "npz": Format(read_npz, _NPZ_OPTIONS),
+    "csv": Format(read_csv, TEXT_OPTIONS, suffixes=(".csv", ".txt")),
+    "tsv": Format(read_csv, TEXT_OPTIONS, suffixes=(".tsv", ".tab")),
+    "npz": Format(read_npz, _NPZ_OPTIONS, suffixes=(".npz",)),
     "npy": Format(read_npy, ("image_shape", "pixel_order")),
-    "mat": Format(read_mat, _MAT_OPTIONS),
+    "mat": Format(read_mat, _MAT_OPTIONS, suffixes=(".mat",)),
     "image_folder": Format(read_image_folder, ("image_shape",), "folder",
                            scan=partial(read_image_folder, decode=False)),
     "image_zip": Format(read_image_zip, ("member_pattern", "image_shape")),

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from .checks import tau_stop
-from .options import DEFAULT_SERIES, DPI, FORMATS, SCATTER_KINDS
+from .options import DEFAULT_SERIES, DPI, FIGURE_FORMATS, SCATTER_KINDS
 from .samples import coordinates
 from .samples import visible as _visible
 
@@ -35,7 +35,7 @@ _BORDER_MARGIN = 0.14       # axes margins (fraction of the data range) of a pan
 
 
 def plot_figure(figure_spec: dict, panels: dict, stem, notes: dict | None = None,
-                formats=FORMATS, dpi: int = DPI) -> list[Path]:
+                formats=FIGURE_FORMATS, dpi: int = DPI) -> list[Path]:
     """Draw one figure of ``figure_spec['panels']`` and save ``{stem}.{format}`` for each format.
 
     Parameters

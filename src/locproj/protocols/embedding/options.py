@@ -136,7 +136,7 @@ COLOURS = ("order", "label")                 # or {feature: j}
 SPACES = ("embedding", "input")
 DRAWS = ("all", "train", "novel")
 CLASSIFIERS = ("nearest_mean",)
-FORMATS = ("png", "pdf")
+FIGURE_FORMATS = ("png", "pdf")   # the files each embedding figure is saved as
 DPI = 150
 CHECK_COLUMNS = ["panel", "dataset", "method", "params", "dims", "turn_neighbour_fraction",
                  "novel_placement_fraction", "n_train", "n_novel"]

@@ -42,7 +42,7 @@ def rule_log() -> str:
 def set_rule_log(path) -> None:
     """Name the log file of the rule this process runs."""
     _RULE_LOG[:] = [str(path)]
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parents[1]   # the locproj package
 log = logging.getLogger("locproj.methods")
 
 

@@ -4,6 +4,7 @@ scikit-learn compatibility and determinism."""
 import numpy as np
 import pytest
 from sklearn.svm import SVC
+from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from locproj.data.waveform import generate_waveform
@@ -219,7 +220,8 @@ def test_non_binary_targets_are_refused():
         LocalProjectionKernelSVC().fit(X, X[:, 0])
     with pytest.raises(ValueError, match="n_components must be an integer in"):
         LocalProjectionKernelSVC(n_components=22).fit(X, y == 2)
-    with pytest.raises(ValueError, match="kernel must be one of"):
+    with pytest.raises(InvalidParameterError,
+                       match=r"The 'kernel' parameter of LocalProjectionKernelSVC must be .*Got 'sigmoid' instead"):
         LocalProjectionKernelSVC(kernel="sigmoid").fit(X, y == 2)
 
 

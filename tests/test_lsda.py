@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import scipy.linalg
+from sklearn.utils._param_validation import InvalidParameterError
 
 from locproj.core.class_graphs import lsda_all_pairs_problem, lsda_graphs
 from locproj.methods.lsda import LocalitySensitiveDiscriminantAnalysis
@@ -180,19 +181,24 @@ def test_constraint_scaling():
     np.testing.assert_allclose(Z.T @ (W_w.sum(axis=1)[:, None] * Z), np.eye(est.n_components_), atol=1e-9)
 
 
-@pytest.mark.parametrize("params, message", [
-    ({"n_neighbors": -1}, "non-negative int"),
-    ({"n_neighbors": 2.5}, "non-negative int"),
-    ({"n_neighbors": True}, "non-negative int"),
-    ({"n_neighbors": 30}, r"n_neighbors <= 29 \(n_samples - 1\) or n_neighbors=0"),
-    ({"beta": -0.1}, r"beta must be a number in \[0, 1\]"),
-    ({"beta": 1.5}, r"beta must be a number in \[0, 1\]"),
-    ({"beta": float("nan")}, r"beta must be a number in \[0, 1\]"),
-    ({"beta": "0.1"}, r"beta must be a number in \[0, 1\]"),
+_LSDA_PARAM = r"The '{}' parameter of LocalitySensitiveDiscriminantAnalysis must be .*Got {} instead"
+
+
+@pytest.mark.parametrize("params, error, message", [
+    # pure parameter checks: scikit-learn's _parameter_constraints, naming the parameter and the value
+    ({"n_neighbors": -1}, InvalidParameterError, _LSDA_PARAM.format("n_neighbors", "-1")),
+    ({"n_neighbors": 2.5}, InvalidParameterError, _LSDA_PARAM.format("n_neighbors", r"2\.5")),
+    ({"n_neighbors": True}, InvalidParameterError, _LSDA_PARAM.format("n_neighbors", "True")),
+    # depends on the data (the number of samples): LSDA's own message
+    ({"n_neighbors": 30}, ValueError, r"n_neighbors <= 29 \(n_samples - 1\) or n_neighbors=0"),
+    ({"beta": -0.1}, InvalidParameterError, _LSDA_PARAM.format("beta", r"-0\.1")),
+    ({"beta": 1.5}, InvalidParameterError, _LSDA_PARAM.format("beta", r"1\.5")),
+    ({"beta": float("nan")}, InvalidParameterError, _LSDA_PARAM.format("beta", "nan")),
+    ({"beta": "0.1"}, InvalidParameterError, _LSDA_PARAM.format("beta", r"'0\.1'")),
 ])
-def test_bad_parameters_are_clear_errors(params, message):
+def test_bad_parameters_are_clear_errors(params, error, message):
     X, y = _data(n_per_class=10)
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(error, match=message):
         LSDA(**params).fit(X, y)
 
 

@@ -8,6 +8,7 @@ from scipy import sparse
 from sklearn.datasets import make_s_curve
 from sklearn.manifold import LocallyLinearEmbedding
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import InvalidParameterError
 
 from locproj.methods import SupervisedLLE
 from locproj.methods.slle import select_subset
@@ -299,13 +300,16 @@ def test_clear_errors():
         SupervisedLLE(n_neighbors=5, n_subset=5).fit(X)
     with pytest.raises(ValueError, match="n_subset=30 but only 20"):
         SupervisedLLE(n_subset=30).fit(X)
-    with pytest.raises(ValueError, match=r"n_components must be an int >= 1 or a float in \(0, 1\)"):
+    with pytest.raises(InvalidParameterError,
+                       match=r"The 'n_components' parameter of SupervisedLLE must be .*Got 1\.5 instead"):
         SupervisedLLE(n_components=1.5).fit(X)
     with pytest.raises(ValueError, match="n_components=20 but only 19 components"):
         SupervisedLLE(n_components=20).fit(X)
-    with pytest.raises(ValueError, match=r"alpha must be a number in \[0, 1\]"):
+    with pytest.raises(InvalidParameterError,
+                       match=r"The 'alpha' parameter of SupervisedLLE must be .*Got 2\.0 instead"):
         SupervisedLLE(alpha=2.0).fit(X, np.arange(20) % 2)
-    with pytest.raises(ValueError, match="reg must be a number >= 0 or 'auto'"):
+    with pytest.raises(InvalidParameterError,
+                       match=r"The 'reg' parameter of SupervisedLLE must be .*Got -1\.0 instead"):
         SupervisedLLE(reg=-1.0).fit(X)
 
 

@@ -9,6 +9,7 @@ import scipy.linalg
 from scipy import sparse
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import InvalidParameterError
 
 from locproj.methods._base import RankDeficiencyWarning
 from locproj.methods.srda import SpectralRegressionDiscriminantAnalysis as SRDA
@@ -221,20 +222,25 @@ def test_large_sparse_input_is_never_densified():
 # --------------------------------------------------------------------------- errors and warnings
 
 
-@pytest.mark.parametrize("params, match", [
-    (dict(alpha=-1.0), "alpha must be a finite number >= 0"),
-    (dict(alpha=np.nan), "alpha must be a finite number >= 0"),
-    (dict(alpha="0.1"), "alpha must be a finite number >= 0"),
-    (dict(solver="cholesky"), "solver must be one of"),
-    (dict(max_iter=0), "max_iter must be None or an integer >= 1"),
-    (dict(tol=-1e-3), "tol must be a number >= 0"),
-    (dict(column_scaling="norm"), "column_scaling must be one of"),
-    (dict(n_components=0), "n_components must be None or an integer >= 1"),
-    (dict(n_components=4), r"n_components=4 but .* only c - 1 = 3 components"),
+_SRDA_PARAM = r"The '{}' parameter of SpectralRegressionDiscriminantAnalysis must be .*Got {} instead"
+
+
+@pytest.mark.parametrize("params, error, match", [
+    # pure parameter checks: scikit-learn's _parameter_constraints, naming the parameter and the value
+    (dict(alpha=-1.0), InvalidParameterError, _SRDA_PARAM.format("alpha", r"-1\.0")),
+    (dict(alpha=np.nan), InvalidParameterError, _SRDA_PARAM.format("alpha", "nan")),
+    (dict(alpha="0.1"), InvalidParameterError, _SRDA_PARAM.format("alpha", r"'0\.1'")),
+    (dict(solver="cholesky"), InvalidParameterError, _SRDA_PARAM.format("solver", "'cholesky'")),
+    (dict(max_iter=0), InvalidParameterError, _SRDA_PARAM.format("max_iter", "0")),
+    (dict(tol=-1e-3), InvalidParameterError, _SRDA_PARAM.format("tol", r"-0\.001")),
+    (dict(column_scaling="norm"), InvalidParameterError, _SRDA_PARAM.format("column_scaling", "'norm'")),
+    (dict(n_components=0), InvalidParameterError, _SRDA_PARAM.format("n_components", "0")),
+    # depends on the data (the number of classes): SRDA's own message
+    (dict(n_components=4), ValueError, r"n_components=4 but .* only c - 1 = 3 components"),
 ])
-def test_bad_parameters_raise_clear_value_errors(params, match):
+def test_bad_parameters_raise_clear_value_errors(params, error, match):
     X, y = _classes(c=4)
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(error, match=match):
         SRDA(**params).fit(X, y)
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.pipeline import Pipeline
 
 from locproj.data import derived_seed, make_splits, prepare_dataset, read_dataset_file
 from locproj.data.prepare import Dataset, write_dataset
@@ -138,12 +139,13 @@ def test_marked_misclassified_points_are_those_the_fitted_classifier_gets_wrong(
 
 def test_attribute_basis_stacks_the_columns_of_w_and_the_gating_weights(toy_file):
     _, lpk = fitted_toy_lpk(toy_file, n_components=2)
-    rows = attribute_basis(lpk, ["projections_", "gating_coef_"])
+    panel_pipeline = Pipeline([("method", lpk)])
+    rows = attribute_basis(panel_pipeline, ["projections_", "gating_coef_"])
     W = lpk.projections_
     # W_1[:, 0], W_1[:, 1], W_2 ..., v_1, v_2
     assert np.array_equal(rows, np.vstack([W[0].T, W[1].T, lpk.gating_coef_]))
     with pytest.raises(ValueError, match="holds no vectors"):
-        attribute_basis(lpk, ["intercept_"])
+        attribute_basis(panel_pipeline, ["intercept_"])
 
 
 # --------------------------------------------------------------------------- held-out split

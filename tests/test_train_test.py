@@ -112,7 +112,7 @@ def test_a_selected_subset_is_fitted_on_all_samples_and_classified_on_the_subset
     X_train, y_train, X_test, y_test = digits
     _SubsetRecorder.fitted_with = []
     result = train_test_curve.run_repetition(job("n_per_class", [4, 8], {"nm": CLASSIFIERS["nm"]}, subset="selected",
-                                           seeded=True),
+                                           seeded=True, training_subset=True),
                                        lambda params: _SubsetRecorder(**params), X_train, y_train, X_test, y_test,
                                        seed=2**40 + 5)
     assert [(n, size) for n, _, size in _SubsetRecorder.fitted_with] == [(40, 400), (80, 400)]

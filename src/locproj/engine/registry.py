@@ -52,6 +52,7 @@ from ..methods import (
     SpectralRegressionDiscriminantAnalysis,
     SupervisedLLE,
 )
+from ..methods.tags import DECLARABLE, ProjectionTags, projection_tags, wrapped
 from ..methods.linear import LeadingPCA
 from .neighbor_counts import (
     ALL_POINTS,
@@ -62,8 +63,8 @@ from .neighbor_counts import (
     check_declaration,
 )
 
-__all__ = ["MethodSpec", "METHODS", "bound_reason", "end_reason", "estimator_factory", "make_estimator",
-           "max_components", "method_spec"]
+__all__ = ["MethodSpec", "METHODS", "bound_reason", "end_reason", "estimator_factory", "factory_tags",
+           "make_estimator", "max_components", "method_spec"]
 
 
 def _rank_bound(n_samples: int, n_classes: int, n_features: int) -> int:
@@ -118,6 +119,10 @@ class MethodSpec:
     defaults : dict
         The parameters of the estimator ``factory()`` builds (what a fit uses where neither a grid
         point nor the entry's ``fixed`` sets a parameter).
+    tags : ProjectionTags
+        What the estimators ``factory`` builds can do (:class:`~locproj.methods.tags.ProjectionTags`):
+        their dimension parameter, nested fits, first columns, a training subset, a linear map,
+        local regions. A locproj estimator declares them in its scikit-learn tags.
     """
 
     name: str
@@ -130,6 +135,7 @@ class MethodSpec:
     source: dict | None = None
     neighbours: Mapping[str, str] = field(default_factory=dict)
     defaults: Mapping[str, object] = field(default_factory=dict)
+    tags: ProjectionTags = field(default_factory=ProjectionTags)
 
     def make(self, **params) -> BaseEstimator:
         """Unfitted estimator with hyper-parameters ``params``; a ``ValueError`` names any it does not take."""
@@ -156,16 +162,18 @@ class MethodSpec:
 
 
 def _builtin(name: str, cls: type, supervised: bool, bound: Callable[[int, int, int], int], fixed: dict | None = None,
-             classifier: bool = False, ordered: bool = True, neighbours: dict | None = None) -> MethodSpec:
+             classifier: bool = False, ordered: bool = True, neighbours: dict | None = None,
+             tags: ProjectionTags | None = None) -> MethodSpec:
     """The built-in method ``name``: ``cls`` with the parameters ``fixed`` (those its config name
     fixes), taking every other parameter of ``cls().get_params()``; ``neighbours``: what each of its
-    neighbour parameters counts."""
+    neighbour parameters counts; ``tags``: what it can do, for a class that does not declare it."""
     fixed = fixed or {}
-    defaults = cls(**fixed).get_params()
+    example = cls(**fixed)
+    defaults = example.get_params()
     params = tuple(key for key in defaults if key != "n_components" and key not in fixed)
     return MethodSpec(name, partial(cls, **fixed) if fixed else cls, params, supervised, bound, ordered=ordered,
                       classifier=classifier, neighbours=check_declaration(neighbours, params, f"method {name!r}"),
-                      defaults=defaults)
+                      defaults=defaults, tags=tags or projection_tags(example))
 
 
 _CLASS_GRAPH = {"n_neighbors": WITHIN_CLASS_IF_SUPERVISED}   # a kNN graph within classes when supervised
@@ -182,8 +190,10 @@ _CLASS_GRAPH = {"n_neighbors": WITHIN_CLASS_IF_SUPERVISED}   # a kNN graph withi
 METHODS: dict[str, MethodSpec] = {
     spec.name: spec
     for spec in [
-        MethodSpec("raw", FunctionTransformer, (), False, _raw_bound),   # the input itself: no parameter at all
-        _builtin("pca", PCA, False, _rank_bound, {"svd_solver": "full", "random_state": None}),
+        # the input itself: no parameter at all
+        MethodSpec("raw", FunctionTransformer, (), False, _raw_bound, tags=ProjectionTags(dimension=None)),
+        _builtin("pca", PCA, False, _rank_bound, {"svd_solver": "full", "random_state": None},
+                 tags=ProjectionTags(linear_map=True)),
         _builtin("lda", Fisherfaces, True, _lda_bound),
         _builtin("lpp", LocalityPreservingProjection, True, _rank_bound, neighbours=_CLASS_GRAPH),
         _builtin("klpp", KernelLPP, True, _rank_bound, neighbours=_CLASS_GRAPH),
@@ -233,8 +243,11 @@ def method_spec(entry_name: str, entry: dict | None, search=(), source: dict | N
 
     Keys of an entry by import path (the defaults in brackets): ``supervised`` [true: ``fit``
     gets the labels], ``ordered`` [false: p is the ``n_components`` of the grid], ``max_components``
-    [min(n - 1, d)], ``classifier`` [scikit-learn's ``is_classifier``] and ``neighbours`` [none:
-    what each neighbour parameter counts, :mod:`locproj.engine.neighbor_counts`]. Errors name the entry:
+    [min(n - 1, d)], ``classifier`` [scikit-learn's ``is_classifier``], ``neighbours`` [none:
+    what each neighbour parameter counts, :mod:`locproj.engine.neighbor_counts`] and the
+    :class:`~locproj.methods.tags.ProjectionTags` ``dimension``, ``first_columns``, ``nested_fit``,
+    ``training_subset``, ``linear_map``, ``local_regions`` [those the class declares in its
+    scikit-learn tags; else ``n_components`` if it takes it, and nothing else]. Errors name the entry:
     a name that is a built-in method, a module or class that does not exist, a class that is no
     transformer."""
     from sklearn.base import is_classifier
@@ -261,9 +274,10 @@ def method_spec(entry_name: str, entry: dict | None, search=(), source: dict | N
     supervised = entry.get("supervised", True)
     defaults = cls().get_params()
     neighbours = check_declaration(entry.get("neighbours"), defaults, f"method {entry_name!r}")
+    tags = projection_tags(cls(), **{name: entry[name] for name in DECLARABLE if name in entry})
     return MethodSpec(entry_name, cls if supervised else without_labels(cls), tuple(defaults), supervised,
                       bound, ordered=entry.get("ordered", False), classifier=classifier, source=found,
-                      neighbours=neighbours, defaults=defaults)
+                      neighbours=neighbours, defaults=defaults, tags=tags if supervised else wrapped(tags, "estimator"))
 
 
 def estimator_factory(spec: MethodSpec | str, fixed: dict, pca_first: int | None = None):
@@ -281,6 +295,12 @@ def estimator_factory(spec: MethodSpec | str, fixed: dict, pca_first: int | None
         return estimator if not pca_first else Pipeline([("pca", LeadingPCA(n_components=pca_first)),
                                                           ("method", estimator)])
     return new_estimator
+
+
+def factory_tags(spec: MethodSpec, pca_first: int | None = None) -> ProjectionTags:
+    """The tags of the estimators :func:`estimator_factory` builds: the method's own, or, after a
+    ``pca_first`` step, those of the pipeline whose ``method`` step it is."""
+    return wrapped(spec.tags, "method") if pca_first else spec.tags
 
 
 def bound_reason(name: str) -> str:

@@ -55,6 +55,7 @@ import numbers
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -63,6 +64,9 @@ from locproj.core.evaluation import DEFAULT_MAX_BYTES, error_rates, predict_all_
 from locproj.engine.method_failures import check_output, failure_record, failure_text
 from locproj.engine.neighbor_counts import NeighbourRule
 from locproj.engine.results import plain
+
+if TYPE_CHECKING:
+    from locproj.methods.tags import ProjectionTags
 
 log = logging.getLogger("locproj.engine.selection")
 
@@ -169,79 +173,82 @@ def _limit(p_limit, X, y):
     return np.inf if limit is None else limit
 
 
-# the method's n_components, bare or inside the registry's wrappers: a ``pca_first`` Pipeline's
-# "method" step, an unsupervised own method's labels-free "estimator" (registry.estimator_factory)
-_DIMENSION_KEYS = ("n_components", "method__n_components", "estimator__n_components",
-                   "method__estimator__n_components")
+def _dimension(estimator, tags: ProjectionTags):
+    """The declared dimension parameter's value (``tags.dimension``; None without one)."""
+    return None if tags.dimension is None else estimator.get_params().get(tags.dimension)
 
 
-def _at_most(estimator, n_columns):
-    """``estimator`` with a fixed integer ``n_components`` above ``n_columns`` lowered to it
-    (an SLLE of ``n_components`` = 100 on 60 training samples embeds them in 59 dimensions);
+def _is_count(n) -> bool:
+    return isinstance(n, numbers.Integral) and not isinstance(n, bool)
+
+
+def _at_most(estimator, n_columns, tags: ProjectionTags):
+    """``estimator`` with a fixed integer dimension (``n_components``) above ``n_columns`` lowered to
+    it (an SLLE of ``n_components`` = 100 on 60 training samples embeds them in 59 dimensions);
     ``None`` (all) and smaller values are left as they are."""
-    params = estimator.get_params() if hasattr(estimator, "get_params") else {}
-    key = next((key for key in _DIMENSION_KEYS if key in params), None)
-    n = params.get(key)
-    if isinstance(n, numbers.Integral) and not isinstance(n, bool) and n > n_columns:
-        estimator.set_params(**{key: int(n_columns)})
+    n = _dimension(estimator, tags)
+    if _is_count(n) and n > n_columns:
+        estimator.set_params(**{tags.dimension: int(n_columns)})
     return estimator
 
 
-def _fit_first_columns(new_estimator, params, X, y, n_columns):
-    """``new_estimator(params)`` fitted on ``(X, y)``; a graph-embedding method is asked for only
-    ``n_columns`` projections (its columns are nested, so these are unchanged), and refitted with
-    all of them if the data's rank turns out to be lower."""
-    # imported here: it needs scikit-learn, which the raw method never loads
-    from locproj.methods._base import GraphEmbeddingTransformer
-
-    estimator = _at_most(new_estimator(dict(params)), n_columns)
-    if isinstance(estimator, GraphEmbeddingTransformer) and estimator.n_components is None:
+def _fit_first_columns(new_estimator, params, X, y, n_columns, tags: ProjectionTags):
+    """``new_estimator(params)`` fitted on ``(X, y)``; a method whose fits are nested
+    (``tags.nested_fit``) is asked for only ``n_columns`` projections (these are unchanged), and
+    refitted with all of them if the data's rank turns out to be lower."""
+    estimator = _at_most(new_estimator(dict(params)), n_columns, tags)
+    if tags.nested_fit and tags.dimension is not None and _dimension(estimator, tags) is None:
         try:
-            return estimator.set_params(n_components=n_columns).fit(X, y)
+            return estimator.set_params(**{tags.dimension: n_columns}).fit(X, y)
         except ValueError:
-            estimator = _at_most(new_estimator(dict(params)), n_columns)
+            estimator = _at_most(new_estimator(dict(params)), n_columns, tags)
     return estimator.fit(X, y)
 
 
-def _transform_first(estimator, X, n_columns):
-    """``estimator.transform(X)[:, :n_columns]``, computing only those columns when it can; checked
-    (:func:`locproj.engine.method_failures.check_output`)."""
-    if hasattr(estimator, "transform_first"):
+def _transform_first(estimator, X, n_columns, tags: ProjectionTags):
+    """``estimator.transform(X)[:, :n_columns]``, computing only those columns when it can
+    (``tags.first_columns``); checked (:func:`locproj.engine.method_failures.check_output`)."""
+    if tags.first_columns:
         return check_output(np.asarray(estimator.transform_first(X, n_columns), dtype=np.float64), len(X))
     return check_output(np.asarray(estimator.transform(X), dtype=np.float64), len(X))[:, :n_columns]
 
 
-def _fixed_width(estimator) -> int | None:
-    """The integer ``n_components`` an estimator is fitted with (bare or in the registry's wrappers),
-    or None: the width of its output, for a method whose columns are not ordered."""
-    params = estimator.get_params() if hasattr(estimator, "get_params") else {}
-    n = next((params[key] for key in _DIMENSION_KEYS if key in params), None)
-    return int(n) if isinstance(n, numbers.Integral) and not isinstance(n, bool) else None
+def _fixed_width(estimator, tags: ProjectionTags) -> int | None:
+    """The integer dimension an estimator is fitted with, or None: the width of its output, for a
+    method whose columns are not ordered."""
+    n = _dimension(estimator, tags)
+    return int(n) if _is_count(n) else None
 
 
-def fit_transform_all_p(new_estimator, params, X_fit, y_fit, X_other, p_max, p_limit=None, ordered=True):
+def fit_transform_all_p(new_estimator, params, X_fit, y_fit, X_other, p_max, p_limit=None, ordered=True,
+                        tags: ProjectionTags | None = None):
     """Fit ``new_estimator(params)`` on ``(X_fit, y_fit)``; return (Z_fit, Z_other, fit_seconds) with
     ``p_fit = min(p_max, columns available, p_limit)`` columns.  Below the limit, only ``p_max``
     projections are computed (:func:`_fit_first_columns`). A method whose columns are not ordered
     (``ordered=False``) is fitted as it is and returns all its columns: its p is its number of
-    columns, which the caller compares with ``p_max``."""
+    columns, which the caller compares with ``p_max``. ``tags``: what the estimators can do
+    (:class:`~locproj.methods.tags.ProjectionTags`; default: an ``n_components`` parameter, nothing else)."""
+    if tags is None:   # imported here: it needs scikit-learn, which the raw method never loads
+        from locproj.methods.tags import ProjectionTags
+
+        tags = ProjectionTags()
     limit = _limit(p_limit, X_fit, y_fit)
     start = time.perf_counter()
     if not ordered:
         estimator = new_estimator(dict(params)).fit(X_fit, y_fit)
         seconds = time.perf_counter() - start
-        width = _fixed_width(estimator)
+        width = _fixed_width(estimator, tags)
         return (check_output(np.asarray(estimator.transform(X_fit), dtype=np.float64), len(X_fit), width=width),
                 check_output(np.asarray(estimator.transform(X_other), dtype=np.float64), len(X_other), width=width),
                 seconds)
     if p_max < limit:
-        estimator = _fit_first_columns(new_estimator, params, X_fit, y_fit, p_max)
+        estimator = _fit_first_columns(new_estimator, params, X_fit, y_fit, p_max, tags)
     else:
-        estimator = _at_most(new_estimator(dict(params)), limit).fit(X_fit, y_fit)
+        estimator = _at_most(new_estimator(dict(params)), limit, tags).fit(X_fit, y_fit)
     seconds = time.perf_counter() - start
-    Z_fit = _transform_first(estimator, X_fit, p_max)
+    Z_fit = _transform_first(estimator, X_fit, p_max, tags)
     p_fit = int(min(p_max, Z_fit.shape[1], limit))
-    return Z_fit[:, :p_fit], _transform_first(estimator, X_other, p_fit), seconds
+    return Z_fit[:, :p_fit], _transform_first(estimator, X_other, p_fit, tags), seconds
 
 
 def folds_for(y, n_folds: int) -> int:
@@ -252,7 +259,8 @@ def folds_for(y, n_folds: int) -> int:
 
 def cross_validate(new_estimator: Callable, grid: Sequence[Mapping], X, y, *, n_folds=5, p_max=300, p_limit=None,
                    classifier="1nn", classifier_params=None, seed=0, neighbours: NeighbourRule | None = None,
-                   max_bytes=DEFAULT_MAX_BYTES, n_jobs=1, ordered=True, on_error="raise") -> CVResult:
+                   max_bytes=DEFAULT_MAX_BYTES, n_jobs=1, ordered=True, on_error="raise",
+                   tags: ProjectionTags | None = None) -> CVResult:
     """K-fold CV error of every grid point for every p, one fit per (fold, grid point).
 
     Parameters
@@ -285,6 +293,10 @@ def cross_validate(new_estimator: Callable, grid: Sequence[Mapping], X, y, *, n_
     on_error : {'raise', 'record'}
         What a fit that raises costs (:mod:`locproj.engine.method_failures`): the split, or (``record``)
         its grid point's CV error in that fold (``CVResult.failed``).
+    tags : ProjectionTags, optional
+        What the estimators can do (:class:`~locproj.methods.tags.ProjectionTags`: their dimension
+        parameter, nested fits, first columns); the registry's factories come with theirs
+        (:func:`locproj.engine.registry.factory_tags`). Default: an ``n_components`` parameter.
 
     Returns
     -------
@@ -314,7 +326,7 @@ def cross_validate(new_estimator: Callable, grid: Sequence[Mapping], X, y, *, n_
             if key not in cache:
                 try:
                     cache[key] = _fold_errors(new_estimator, params, X_fit, y_fit, X_held, y[held_out], p_max,
-                                              p_limit, ordered, limit, options)
+                                              p_limit, ordered, limit, options, tags)
                 except Exception as error:
                     if on_error != "record":
                         raise
@@ -328,9 +340,10 @@ def cross_validate(new_estimator: Callable, grid: Sequence[Mapping], X, y, *, n_
                     skipped=[{"n_components": n, "reason": reason} for n, reason in sorted(skipped.items())])
 
 
-def _fold_errors(new_estimator, params, X_fit, y_fit, X_held, y_held, p_max, p_limit, ordered, limit, options):
+def _fold_errors(new_estimator, params, X_fit, y_fit, X_held, y_held, p_max, p_limit, ordered, limit, options, tags):
     """One fit's CV error on the held-out part of its fold, at every p (an unordered method: at its own)."""
-    Z_fit, Z_held, _ = fit_transform_all_p(new_estimator, params, X_fit, y_fit, X_held, p_max, p_limit, ordered)
+    Z_fit, Z_held, _ = fit_transform_all_p(new_estimator, params, X_fit, y_fit, X_held, p_max, p_limit, ordered,
+                                           tags)
     if ordered:
         return error_rates(predict_all_p(Z_fit, y_fit, Z_held, **options), y_held)
     return _error_at_own_p(Z_fit, y_fit, Z_held, y_held, limit, options)
@@ -449,7 +462,7 @@ class SplitResult:
 def run_split(X_train, y_train, X_test, y_test, *, method, new_estimator=None, grid_spec=None, m=None, p_max=300,
               p_limit=None, classifier="1nn", classifier_params=None, n_folds=5, seed=0, test_indices=None, meta=None,
               neighbours: NeighbourRule | None = None, max_bytes=DEFAULT_MAX_BYTES, n_jobs=1, test_curve=False,
-              ordered=True, on_error="raise") -> SplitResult:
+              ordered=True, on_error="raise", tags: ProjectionTags | None = None) -> SplitResult:
     """Resolve the grid, cross-validate, refit on the whole training part and test.
 
     For ``method == 'raw'`` (or ``new_estimator is None``) there is no projection and no
@@ -503,7 +516,7 @@ def run_split(X_train, y_train, X_test, y_test, *, method, new_estimator=None, g
     start = time.perf_counter()
     cv = cross_validate(
         new_estimator, grid, X_train, y_train, n_folds=n_folds, p_max=p_max, p_limit=p_limit, seed=seed,
-        neighbours=neighbours, ordered=ordered, on_error=on_error, **predict_options,
+        neighbours=neighbours, ordered=ordered, on_error=on_error, tags=tags, **predict_options,
     )
     cv_seconds = time.perf_counter() - start
     _report_cv(method, cv, len(grid) * common["n_folds"], meta)
@@ -518,7 +531,7 @@ def run_split(X_train, y_train, X_test, y_test, *, method, new_estimator=None, g
                       if isinstance(point.get("n_components"), numbers.Integral)] or [p]
     predictions, curve, fit_seconds = _refit_and_test(
         new_estimator, params, p, X_train, y_train, X_test, y_test, p_max, p_limit, ordered, test_curve,
-        predict_options)
+        predict_options, tags)
     return SplitResult(
         grid=grid, cv_error=cv.error, cv_fold_error=cv.fold_error, capped=capped,
         grid_index=grid_index, params=params, p=p, projected=True,
@@ -546,13 +559,13 @@ def _report_cv(method: str, cv: CVResult, n_fits: int, meta) -> None:
 
 
 def _refit_and_test(new_estimator, params, p: int, X_train, y_train, X_test, y_test, p_max: int, p_limit,
-                    ordered: bool, test_curve, predict_options: dict):
+                    ordered: bool, test_curve, predict_options: dict, tags: ProjectionTags | None):
     """The method refitted with the chosen ``params`` on the whole training part and tested at the
     chosen ``p``: ``(predictions, curve, fit_seconds)``, ``curve`` the test error at every p when
     ``test_curve`` (else None). A method whose columns are not ordered gets its test error at each
     ``n_components`` of ``test_curve`` (its grid's, the other parameters as chosen), NaN at the other p."""
     Z_train, Z_test, fit_seconds = fit_transform_all_p(new_estimator, params, X_train, y_train, X_test, p_max, p_limit,
-                                                       ordered)
+                                                       ordered, tags)
     if p > Z_train.shape[1]:
         raise RuntimeError(f"refit gives {Z_train.shape[1]} projections, CV chose p={p}")
     predictions = predict_at_p(Z_train, y_train, Z_test, p, **predict_options)
@@ -566,7 +579,7 @@ def _refit_and_test(new_estimator, params, p: int, X_train, y_train, X_test, y_t
         for v in values:
             if v != p:
                 Z_v, Z_v_test, _ = fit_transform_all_p(new_estimator, {**params, "n_components": v}, X_train, y_train,
-                                                       X_test, p_max, p_limit, ordered)
+                                                       X_test, p_max, p_limit, ordered, tags)
                 curve[v - 1] = np.mean(predict_at_p(Z_v, y_train, Z_v_test, v, **predict_options) != y_test)
     return predictions, curve, fit_seconds
 

@@ -13,6 +13,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..core.solvers import solve_embedding
+from .tags import declare
 
 _COLUMN_SCALINGS = ("unit", "constraint")
 
@@ -151,7 +152,9 @@ class ProjectionTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     name and the column index, ``localitypreservingprojection0``, ...) and, through it,
     ``set_output(transform="pandas")``.  Subclasses declare ``_parameter_constraints``, validate
     them in ``fit`` (``@_fit_context``) and set ``n_components_``, the number of output columns
-    (or override ``_n_features_out``).
+    (or override ``_n_features_out``). What it can do is declared in its scikit-learn tags, a
+    :class:`~locproj.methods.tags.ProjectionTags` (a dimension parameter ``n_components``; subclasses
+    declare more).
     """
 
     _parameter_constraints: dict = {}
@@ -159,6 +162,9 @@ class ProjectionTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     @property
     def _n_features_out(self):
         return self.n_components_
+
+    def __sklearn_tags__(self):
+        return declare(super().__sklearn_tags__())
 
 
 class LinearProjection(ProjectionTransformer):
@@ -183,7 +189,7 @@ class LinearProjection(ProjectionTransformer):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = self._needs_labels()
-        return tags
+        return declare(tags, first_columns=True, linear_map=True)
 
 
 class GraphEmbeddingTransformer(LinearProjection):
@@ -192,6 +198,9 @@ class GraphEmbeddingTransformer(LinearProjection):
     Fitted attributes: ``components_`` (n_components, n_features), ``mean_``,
     ``eigenvalues_``, ``n_components_``, ``n_features_in_``.
     """
+
+    def __sklearn_tags__(self):
+        return declare(super().__sklearn_tags__(), nested_fit=True)
 
     def _problem(self, X: np.ndarray, y: np.ndarray | None) -> GraphProblem:  # pragma: no cover
         raise NotImplementedError

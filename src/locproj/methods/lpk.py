@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import ProjectionTransformer, RankDeficiencyWarning, validate_fit_data
 from ._constraints import POSITIVE_INT, StrictInterval
+from .tags import declare
 from ._lpk_model import (KERNELS, SVM_ITER_PER_SAMPLE, armijo, dual_objective_gradients, gated_projections, gating,
                          local_projection_kernel, ratio, solve_svm)
 
@@ -431,4 +432,4 @@ class LocalProjectionKernelSVC(ClassifierMixin, ProjectionTransformer):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
-        return tags
+        return declare(tags, local_regions=True)

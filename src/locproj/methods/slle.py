@@ -27,6 +27,7 @@ from ..core.reconstruction_weights import (
 from ..core._sparse_eigen import bottom_eigenvectors
 from ._base import ProjectionTransformer, check_fit_values
 from ._constraints import POSITIVE_INT, StrictInterval
+from .tags import declare
 
 _DENSE_MAX = 200  # eigen_solver='auto': a dense eigh up to this many samples, ARPACK beyond
 
@@ -355,7 +356,7 @@ class SupervisedLLE(ProjectionTransformer):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = self._needs_labels()
-        return tags
+        return declare(tags, training_subset=True)
 
 
 def select_subset(noise_variances, n_subset: int, random_state=None) -> np.ndarray:

@@ -166,7 +166,7 @@ class SplitProtocol(Protocol):
         if method == RAW_METHOD:      # the raw method never loads scikit-learn, which the registry needs
             spec = new_estimator = None
         else:
-            from ..engine.registry import estimator_factory
+            from ..engine.registry import estimator_factory, factory_tags
 
             spec = job_method(job)
             new_estimator = estimator_factory(spec, job["method_spec"].get("fixed", {}), pca_first)
@@ -183,6 +183,7 @@ class SplitProtocol(Protocol):
             n_folds=job["n_folds"], seed=fold_seed, test_indices=test, n_jobs=n_jobs,
             test_curve=job.get("test_curve", False), ordered=spec is None or spec.ordered, on_error=on_error_of(job),
             neighbours=None if spec is None else spec.neighbour_rule(job["method_spec"].get("fixed")),
+            tags=None if spec is None else factory_tags(spec, pca_first),
             meta={"experiment": job["experiment"], "dataset": job["dataset"], "m": size, "split": split},
         )
         write_result(Path(output), result, provenance_attrs(job, seed=fold_seed))

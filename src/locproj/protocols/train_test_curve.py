@@ -99,16 +99,16 @@ def first_per_class(order: list[np.ndarray], n: int) -> np.ndarray:
     return np.sort(np.concatenate([positions[:n] for positions in order]))
 
 
-def _fit_map(new_estimator, X_fit, y_fit, X_test):
+def _fit_map(new_estimator, X_fit, y_fit, X_test, training_subset: bool = False):
     """Fit a new estimator, map the test data; returns (Z_train, y_train, Z_test, n_components)
-    with the classifiers' training set: the fitted subset when the method selected one."""
+    with the classifiers' training set: the fitted subset ``subset_`` when the method embeds one
+    (its tags' ``training_subset``)."""
     estimator = new_estimator()
     Z_train = check_output(estimator.fit_transform(X_fit, y_fit), len(X_fit), what="fit_transform")
-    subset = getattr(estimator, "subset_", None)
-    if subset is not None:
-        Z_train, y_fit = Z_train[subset], y_fit[subset]
+    if training_subset:
+        Z_train, y_fit = Z_train[estimator.subset_], y_fit[estimator.subset_]
     Z_test = check_output(estimator.transform(X_test), len(X_test), width=Z_train.shape[1])
-    return Z_train, y_fit, Z_test, getattr(estimator, "n_components_", Z_train.shape[1])
+    return Z_train, y_fit, Z_test, Z_train.shape[1]
 
 
 def _errors(Z_train, y_train, Z_test, y_test, classifiers: dict, columns, n_jobs: int) -> np.ndarray:
@@ -151,7 +151,8 @@ def run_repetition(job: dict, new_estimator, X_train, y_train, X_test, y_test, s
 
     ``new_estimator(params)`` builds the unfitted estimator from extra parameters; ``job`` has
     ``x, values, classifiers`` and optionally ``subset``, ``nested``, ``raw``, ``seeded`` (the
-    estimator takes ``random_state``: it gets ``seed``) and ``max_components`` (the most columns
+    estimator takes ``random_state``: it gets ``seed``), ``training_subset`` (the fit embeds a subset
+    of the training samples, :class:`~locproj.methods.tags.ProjectionTags`) and ``max_components`` (the most columns
     the method can return, :func:`locproj.engine.registry.max_components`). Returns ``errors``
     (n_values, n_classifiers; NaN where the method has too few columns), ``n_components`` and
     ``fit_seconds`` (n_values,)."""
@@ -161,7 +162,7 @@ def run_repetition(job: dict, new_estimator, X_train, y_train, X_test, y_test, s
     for rows, params, fit, columns in planned_fits(job, y_train, seed):
         start = time.perf_counter()
         Z_train, y_used, Z_test, found[rows] = _fit_map(lambda: new_estimator({**params, **seeded}), X_train[fit],
-                                                        y_train[fit], X_test)
+                                                        y_train[fit], X_test, job.get("training_subset", False))
         seconds[rows] = time.perf_counter() - start
         errors[rows] = _errors(Z_train, y_used, Z_test, y_test, classifiers, columns or [Z_train.shape[1]], n_jobs)
     return {"errors": errors, "n_components": found, "fit_seconds": seconds}
@@ -387,7 +388,7 @@ class TrainTestCurve(CurveAggregation, SplitProtocol):
         sees the same subsets."""
         from ..core._io import provenance_attrs
         from ..data.splits import derived_seed
-        from ..engine.registry import estimator_factory
+        from ..engine.registry import estimator_factory, factory_tags
 
         samples = job.get("split_source", job["dataset"])
         seed = derived_seed(job["seed"], "train_test", samples, partition, split)
@@ -396,7 +397,8 @@ class TrainTestCurve(CurveAggregation, SplitProtocol):
                                     n_features=min(data.X.shape[1], pca_first or data.X.shape[1]))
         # a method whose columns are not ordered is fitted at every dimension
         options = {"raw": spec.name == RAW_METHOD, "seeded": "random_state" in spec.params,
-                   "max_components": limit, "nested": job.get("nested", True) and spec.ordered}
+                   "max_components": limit, "nested": job.get("nested", True) and spec.ordered,
+                   "training_subset": factory_tags(spec, pca_first).training_subset}
         result = run_repetition(
             {**job, **options}, estimator_factory(spec, job["method_spec"].get("fixed", {}), pca_first),
             data.X[train], data.y[train], data.X[test], data.y[test], seed, n_jobs=n_jobs,

@@ -100,8 +100,10 @@ def _held_out(panel: dict, data, kept: np.ndarray, seed) -> tuple[np.ndarray, np
 
 
 def _panel_estimator(panel: dict, seed):
-    """The panel's estimator (after a PCA step when ``pca``); a ``random_state`` the params leave
-    unset is derived from ``seed`` and the dataset."""
+    """The panel's estimator, a pipeline whose step ``method`` is the method (after a
+    standardisation and a PCA step when asked), and the method's :class:`MethodSpec`
+    (:mod:`locproj.engine.registry`: what it can do); a ``random_state`` the params leave unset is
+    derived from ``seed`` and the dataset."""
     from sklearn.decomposition import PCA
     from sklearn.pipeline import Pipeline
     from sklearn.preprocessing import StandardScaler
@@ -118,19 +120,15 @@ def _panel_estimator(panel: dict, seed):
     if panel.get("pca"):
         # the full SVD: scikit-learn's default picks a randomised one for few components
         steps.append(("pca", PCA(n_components=panel["pca"], svd_solver="full")))
-    return Pipeline(steps + [("method", estimator)]) if steps else estimator
-
-
-def _final_step(estimator):
-    """The panel's method itself (the last step of a PCA-then-method pipeline)."""
-    return estimator.named_steps["method"] if hasattr(estimator, "named_steps") else estimator
+    return Pipeline(steps + [("method", estimator)]), spec
 
 
 def _fit_arrays(panel: dict, data, kept: np.ndarray, seed=None) -> tuple[dict, dict]:
     """The fit's arrays, and its checks: order checks (cyclic embedding panels), classifier
     errors and reported attributes (when asked for); else empty."""
     train, novel = _held_out(panel, data, kept, seed)
-    estimator = _panel_estimator(panel, seed)
+    estimator, spec = _panel_estimator(panel, seed)
+    method = estimator.named_steps["method"]
     y_train = None if data.y is None else data.y[train]
     Z_train = estimator.fit_transform(data.X[train], y_train)   # LLE: its embedding_; linear: the projection
     Z_novel = estimator.transform(data.X[novel]) if len(novel) else np.empty((0, Z_train.shape[1]))
@@ -141,15 +139,15 @@ def _fit_arrays(panel: dict, data, kept: np.ndarray, seed=None) -> tuple[dict, d
         "train_index": train, "train_embedding": Z_train, "novel_index": novel, "novel_embedding": Z_novel,
         **_labels(data, train, "train"), **_labels(data, novel, "novel"),
     }
-    basis = input_space_basis(estimator)
+    basis = input_space_basis(estimator) if spec.tags.linear_map else None
     if basis is not None:
         rows = int(panel.get("n_show", 3)) if panel["kind"] == "basis" else None
         arrays["basis"], arrays["mean"] = basis[0][:rows], basis[1]
     if panel["kind"] == "basis" and basis_sources(panel) != ["components"]:
         arrays["basis"] = attribute_basis(estimator, basis_sources(panel))[:panel.get("n_show")]
-    arrays.update(_drawing_arrays(panel, data, _final_step(estimator), train, novel))
+    arrays.update(_drawing_arrays(panel, data, method, train, novel))
     if panel.get("overlays"):
-        arrays.update(overlay_arrays(panel, _final_step(estimator), arrays))
+        arrays.update(overlay_arrays(panel, method, arrays, spec))
     checks = {}
     if panel["kind"] == "embedding" and panel.get("cyclic"):
         checks = order_checks(Z_train, train, Z_novel, novel, dims)
@@ -158,11 +156,11 @@ def _fit_arrays(panel: dict, data, kept: np.ndarray, seed=None) -> tuple[dict, d
         arrays.update(class_arrays)
         checks.update(errors)
     if panel.get("mark_misclassified"):
-        wrong = _final_step(estimator).predict(data.X[train]) != y_train
+        wrong = method.predict(data.X[train]) != y_train
         arrays["misclassified_index"] = train[wrong]
         checks["train_misclassified"] = int(wrong.sum())
     if panel.get("report"):
-        checks["reported"] = json.dumps({name: _scalar(_final_step(estimator), name) for name in panel["report"]})
+        checks["reported"] = json.dumps({name: _scalar(method, name) for name in panel["report"]})
     if panel.get("images"):
         arrays.update(_border_arrays(panel, data, arrays))
     return arrays, checks
@@ -188,9 +186,11 @@ def _drawing_arrays(panel: dict, data, fitted, train: np.ndarray, novel: np.ndar
 
 
 def _fitted(fitted, name: str):
-    if not hasattr(fitted, name):
-        raise ValueError(f"the fitted {type(fitted).__name__} has no attribute {name!r}")
-    return getattr(fitted, name)
+    """The fitted attribute (or method) ``name`` that the panel's config names."""
+    try:
+        return getattr(fitted, name)
+    except AttributeError:
+        raise ValueError(f"the fitted {type(fitted).__name__} has no attribute {name!r}") from None
 
 
 def _per_sample(fitted, name: str, n: int) -> np.ndarray:
@@ -237,44 +237,35 @@ def _border_arrays(panel: dict, data, arrays: dict) -> dict:
     return {"border_index": index[chosen], "border_coordinates": Z[chosen], "border_images": data.X[index[chosen]]}
 
 
-def input_space_basis(estimator) -> tuple[np.ndarray, np.ndarray] | None:
-    """``(components, mean)`` in the input space, so that ``transform(X) = (X - mean) @ components.T``;
-    None for an estimator without ``components_`` (a nonlinear embedding such as LLE).
+def input_space_basis(pipeline) -> tuple[np.ndarray, np.ndarray]:
+    """``(components, mean)`` in the input space, so that ``transform(X) = (X - mean) @ components.T``,
+    of a fitted panel pipeline whose ``method`` step is a linear map (its tags' ``linear_map``:
+    ``components_`` and ``mean_``).
 
-    For a PCA-then-method pipeline, ``components = C_m C_pca`` and
-    ``mean = mean_pca + mean_m C_pca`` (the rows of ``C_pca`` are orthonormal).
+    After a PCA step, ``components = C_m C_pca`` and ``mean = mean_pca + mean_m C_pca`` (the rows
+    of ``C_pca`` are orthonormal).
     """
-    from sklearn.pipeline import Pipeline
-
-    if isinstance(estimator, Pipeline):
-        inner = input_space_basis(estimator.named_steps["method"])
-        if inner is None:
-            return None
-        components, mean = inner
-        if "pca" in estimator.named_steps:
-            pca = estimator.named_steps["pca"]
-            components, mean = components @ pca.components_, pca.mean_ + mean @ pca.components_
-        if "standardize" in estimator.named_steps:   # z = (x - mu) / s
-            scaler = estimator.named_steps["standardize"]
-            components, mean = components / scaler.scale_, scaler.mean_ + scaler.scale_ * mean
-        return components, mean
-    if not hasattr(estimator, "components_"):
-        return None
-    components = np.asarray(estimator.components_)
-    return components, np.asarray(getattr(estimator, "mean_", np.zeros(components.shape[1])))
+    method = pipeline.named_steps["method"]
+    components, mean = np.asarray(method.components_), np.asarray(method.mean_)
+    if "pca" in pipeline.named_steps:
+        pca = pipeline.named_steps["pca"]
+        components, mean = components @ pca.components_, pca.mean_ + mean @ pca.components_
+    if "standardize" in pipeline.named_steps:   # z = (x - mu) / s
+        scaler = pipeline.named_steps["standardize"]
+        components, mean = components / scaler.scale_, scaler.mean_ + scaler.scale_ * mean
+    return components, mean
 
 
-def attribute_basis(estimator, names) -> np.ndarray:
+def attribute_basis(pipeline, names) -> np.ndarray:
     """Input-space vectors held by fitted attributes (option ``basis``), stacked as rows.
 
     An attribute of shape ``(m, d, r)`` gives its ``m * r`` columns (e.g. ``projections_``, the
     ``W_m`` of :class:`~locproj.methods.LocalProjectionKernelSVC`), any other whose last axis is the
     number ``d`` of features fitted gives its rows (``gating_coef_``: the ``v_m``); ``components``
     gives ``components_``.  After a PCA step the vectors are mapped back to the input space.
+    ``pipeline``: a fitted panel pipeline (the method is its step ``method``).
     """
-    from sklearn.pipeline import Pipeline
-
-    fitted = _final_step(estimator)
+    fitted = pipeline.named_steps["method"]
     d = int(fitted.n_features_in_)
     rows = []
     for name in names:
@@ -286,10 +277,10 @@ def attribute_basis(estimator, names) -> np.ndarray:
         else:
             raise ValueError(f"basis: attribute {name!r} of shape {values.shape} holds no vectors of the {d} "
                              "features fitted")
-        if isinstance(estimator, Pipeline) and "pca" in estimator.named_steps:
-            vectors = vectors @ estimator.named_steps["pca"].components_
-        if isinstance(estimator, Pipeline) and "standardize" in estimator.named_steps:
-            vectors = vectors / estimator.named_steps["standardize"].scale_   # w . (x - mu) / s
+        if "pca" in pipeline.named_steps:
+            vectors = vectors @ pipeline.named_steps["pca"].components_
+        if "standardize" in pipeline.named_steps:
+            vectors = vectors / pipeline.named_steps["standardize"].scale_   # w . (x - mu) / s
         rows.append(vectors)
     return np.vstack(rows)
 
@@ -298,14 +289,16 @@ _OVERLAY_STEPS = 201
 _OVERLAY_MARGIN = np.array([0.08, 0.18])   # of the data range; more above and below for the legend
 
 
-def overlay_arrays(panel: dict, fitted, arrays: dict) -> dict:
+def overlay_arrays(panel: dict, fitted, arrays: dict, spec) -> dict:
     """The estimator on a grid over the drawn input plane (option ``overlays``).
 
     ``overlay_x``, ``overlay_y`` (the grid's axes) and, as asked: ``gating_grid`` (``gating``,
     ``gating_field``: ``fitted.gating_function`` at every grid point, shape ``(ny, nx, p)``),
     ``decision_grid`` (``decision``: ``fitted.decision_function``, ``(ny, nx)``) and
     ``projection_origins``, ``projection_vectors`` (``projections``: each column of each ``W_m``
-    of ``projections_``, drawn from the ``eta_m``-weighted mean of the training points).
+    of ``projections_``, drawn from the ``eta_m``-weighted mean of the training points). The
+    overlays but ``decision`` need a method with local regions, ``decision`` a classifier (what
+    the method's :class:`~locproj.engine.registry.MethodSpec` ``spec`` declares).
     """
     overlays = panel["overlays"]
     Z = np.r_[coordinates(panel, arrays, "train"), coordinates(panel, arrays, "novel")]
@@ -315,12 +308,13 @@ def overlay_arrays(panel: dict, fitted, arrays: dict) -> dict:
     gy = np.linspace(low[1] - margin[1], high[1] + margin[1], _OVERLAY_STEPS)
     grid = np.stack(np.meshgrid(gx, gy), axis=-1).reshape(-1, 2)
     out = {"overlay_x": gx, "overlay_y": gy}
-    needs = {"gating": "gating_function", "gating_field": "gating_function", "decision": "decision_function",
-             "projections": "projections_"}
+    declared = {"decision": ("decision_function (a classifier)", spec.classifier)}
     for overlay in overlays:
-        if not hasattr(fitted, needs[overlay]):
-            raise ValueError(f"overlay {overlay!r} needs {needs[overlay]}, which the fitted "
-                             f"{type(fitted).__name__} does not have")
+        needs, has = declared.get(overlay, ("gating_function and projections_ (local regions)",
+                                            spec.tags.local_regions))
+        if not has:
+            raise ValueError(f"overlay {overlay!r} needs {needs}, which {type(fitted).__name__} does not "
+                             "declare (its ProjectionTags)")
     if {"gating", "gating_field"} & set(overlays):
         out["gating_grid"] = fitted.gating_function(grid).reshape(len(gy), len(gx), -1)
     if "decision" in overlays:
@@ -328,7 +322,7 @@ def overlay_arrays(panel: dict, fitted, arrays: dict) -> dict:
     if "projections" in overlays:
         W = np.asarray(fitted.projections_, dtype=float)          # (p, d, r)
         X = arrays["train_input"]
-        eta = fitted.gating_function(X) if hasattr(fitted, "gating_function") else np.ones((len(X), 1))
+        eta = fitted.gating_function(X)
         centres = (eta.T @ X) / eta.sum(axis=0)[:, None]          # (p, 2)
         out["projection_origins"] = np.repeat(centres, W.shape[2], axis=0)
         out["projection_vectors"] = np.moveaxis(W, 2, 1).reshape(-1, W.shape[1])
@@ -342,19 +336,17 @@ def _history_arrays(panel: dict, data, kept: np.ndarray, seed) -> tuple[dict, di
     ``history_test_accuracy`` (from ``staged_decision_function``: positive -> ``classes_[1]``).
     The checks list the last values, where each curve settles and where each ``stops`` tau would
     have stopped the fit (:func:`tau_stop`)."""
-    from sklearn.pipeline import Pipeline
-
     train, novel = _held_out(panel, data, kept, seed)
-    estimator = _panel_estimator(panel, seed)
+    estimator, _ = _panel_estimator(panel, seed)
     y_train = None if data.y is None else data.y[train]
     estimator.fit(data.X[train], y_train)
-    fitted = _final_step(estimator)
+    fitted = estimator.named_steps["method"]
     series = {name: np.asarray(values, dtype=float) for name, values in dict(_fitted(fitted, "history_")).items()}
     if "n_support" in series:
         series["support_fraction"] = series["n_support"] / len(train)
     if len(novel):
         X_novel = data.X[novel]
-        if isinstance(estimator, Pipeline):
+        if len(estimator) > 1:     # the steps before the method
             X_novel = estimator[:-1].transform(X_novel)
         staged = _fitted(fitted, "staged_decision_function")(X_novel)
         classes = _fitted(fitted, "classes_")

@@ -4,12 +4,14 @@ with published numbers its paper gets a fidelity figure with no other change."""
 
 from __future__ import annotations
 
+import copy
 import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 from sklearn.decomposition import PCA
 from sklearn.neighbors import KNeighborsClassifier
 
@@ -19,7 +21,8 @@ from locproj.experiments import (aggregate_experiment, aggregation_inputs, check
                                  experiment_outputs, experiment_protocols, job_config, job_rules, paper_points,
                                  paper_fidelity, run_configured_job)
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
 CONFIG = {
     "seed": 3,
     "datasets": {"digits": {"format": "sklearn_digits"}},
@@ -39,8 +42,38 @@ def registered(monkeypatch):
 def test_the_docs_name_every_place_a_new_protocol_touches():
     text = (DOCS / "protocols.md").read_text()
     for place in ("src/locproj/protocols/fixed_dimension.py", '"fixed_dimension": "fixed_dimension"',
-                  "workflow/schemas/config.schema.yaml", "examples/fixed_dimension.py"):
+                  "config_keys", "examples/fixed_dimension.py"):
         assert place in text
+
+
+def test_its_config_is_validated_by_the_schema_completed_from_its_module(registered):
+    """The schema file names no protocol: the new one's name, its default and its key ``p`` come
+    from PROTOCOLS and the module's ``config_keys``, and the pipeline's validation uses them."""
+    from locproj.errors import ConfigError
+    from locproj.workflow import validate_config
+
+    schema = ROOT / "workflow" / "schemas" / "config.schema.yaml"
+    protocol = yaml.safe_load(schema.read_text())["properties"]["experiments"]["additionalProperties"]["properties"]
+    assert "fixed_dimension" not in schema.read_text() and {"enum", "default"}.isdisjoint(protocol["protocol"])
+    config = copy.deepcopy(CONFIG)
+    validate_config(config, schema)
+    assert config["experiments"]["fixed"]["splits_per_job"] == 2
+    for change, message in [({"p": 0}, r"experiments\.fixed\.p: 0 is less than the minimum of 1"),
+                            ({"q": 1}, r"unknown config key 'q' under experiments\.fixed"),
+                            ({"protocol": "fixed_dimensions"}, r"unknown protocol 'fixed_dimensions'; use one of "
+                                                               r"cv_table, .*fixed_dimension")]:
+        bad = copy.deepcopy(CONFIG)
+        bad["experiments"]["fixed"].update(change)
+        with pytest.raises(ConfigError, match=message):
+            validate_config(bad, schema)
+    missing = copy.deepcopy(CONFIG)
+    del missing["experiments"]["fixed"]["p"]
+    with pytest.raises(ConfigError, match="'p' is a required property"):
+        validate_config(missing, schema)
+    defaulted = {**copy.deepcopy(CONFIG), "experiments": {"plain": {"datasets": {"digits": [10]},
+                                                                     "methods": {"pca": {}}}}}
+    validate_config(defaulted, schema)
+    assert defaulted["experiments"]["plain"]["protocol"] == "cv_table"
 
 
 def test_a_bad_key_is_refused_before_any_job(registered):

@@ -5,9 +5,10 @@ figure).
 
 It adds to the split jobs (:mod:`locproj.protocols.split_jobs`: seeded per-class splits, blocks of
 splits per job, the rules) only what differs: a config check, the keys of a job, what one split
-computes, the aggregation and the outputs. To make it part of locproj: this file as
-``src/locproj/protocols/fixed_dimension.py``, one registry line in ``locproj/protocols/__init__.py``
-(``"fixed_dimension": "fixed_dimension"``) and its schema entry (``docs/protocols.md``).
+computes, the aggregation and the outputs; and the config key it adds, ``p``
+(:attr:`config_keys`, which the workflow adds to the config schema). To make it part of locproj:
+this file as ``src/locproj/protocols/fixed_dimension.py`` and one registry line in
+``locproj/protocols/__init__.py`` (``"fixed_dimension": "fixed_dimension"``); see ``docs/protocols.md``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from locproj.protocols.split_jobs import SplitProtocol
 
 class FixedDimension(SplitProtocol):
     name = "fixed_dimension"
+    config_keys = {"properties": {"p": {"type": "integer", "minimum": 1, "description": "the fixed dimension"}},
+                   "required": ["p"]}
 
     def check(self, spec: dict) -> None:
         p = spec.get("p")

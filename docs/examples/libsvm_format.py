@@ -3,8 +3,8 @@
 One sample a line, ``label index:value index:value ...`` with 1-based feature indices, features not
 listed being 0; ``#`` starts a comment. To make it part of locproj: this file as
 ``src/locproj/data/libsvm.py``, one entry of ``FORMATS`` in ``src/locproj/data/readers.py``
-(``"libsvm": Format(read_libsvm, ("n_features",))``) and the format's name in the schema's
-format enum (``workflow/schemas/config.schema.yaml``), with its option ``n_features``.
+(``"libsvm": Format(read_libsvm, ("n_features",), suffixes=(".libsvm",))``) and its row in the
+docs' table of formats; the config schema needs no edit.
 tests/test_formats.py registers it at run time and reads a small file through ``read_dataset``.
 """
 

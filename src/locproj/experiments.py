@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .engine.config import data_notes, method_folders, partition_size
 from .errors import ConfigError
-from .protocols import protocol_named, protocol_of
+from .protocols import DEFAULT_PROTOCOL, protocol_named, protocol_of
 
 __all__ = ["aggregate_experiment", "aggregation_inputs", "check_experiments", "comparison_outputs", "experiment_notes",
            "experiment_outputs", "experiment_protocols", "failure_summary", "job_config", "job_rules",
@@ -26,7 +26,10 @@ def check_experiments(config: dict) -> None:
 
     known_data = set(config["datasets"]) | set(config.get("views", {}))
     for name, spec in config.get("experiments", {}).items():
-        protocol = protocol_of(spec)
+        try:
+            protocol = protocol_of(spec)
+        except ValueError as error:
+            raise ConfigError(f"experiment {name!r}: {error}") from error
         unknown = sorted(set(protocol.datasets(spec)) - known_data)
         if unknown:
             raise ConfigError(f"experiment {name!r}: unknown datasets or views {unknown}")
@@ -80,7 +83,7 @@ def run_configured_job(job: dict, partition: str, splits, data_path, splits_path
     if len(splits) != len(outputs):
         raise ValueError(f"{len(splits)} splits but {len(outputs)} output files")
     # cv_table jobs carry no protocol key, so that Table 2's job parameters and provenance stay as they were
-    protocol = protocol_named(job.get("protocol", "cv_table"))
+    protocol = protocol_named(job.get("protocol", DEFAULT_PROTOCOL))
     protocol.run_job(job, partition, splits, read_dataset_file(data_path), read_splits(splits_path), outputs, n_jobs)
 
 

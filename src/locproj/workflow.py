@@ -1,14 +1,85 @@
-"""Glue for the thin scripts under workflow/scripts: logging to the rule's log, BLAS threads."""
+"""Glue for the Snakemake workflow: the config's validation against the schema completed from the
+code, and for the thin scripts under workflow/scripts, logging to the rule's log and BLAS threads."""
 
 from __future__ import annotations
 
+import copy
 import logging
 import sys
+from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
-from .errors import UserError
+from .errors import ConfigError, UserError, schema_error
 from .engine.method_failures import set_rule_log
+
+
+def config_schema(schema: dict, protocols) -> dict:
+    """The config schema ``schema`` (``workflow/schemas/config.schema.yaml``) completed from the
+    code, so that no name is kept twice: the protocol names (:data:`locproj.protocols.PROTOCOLS`)
+    and their default, the classifier names (:data:`locproj.core.evaluation.CLASSIFIERS`), the
+    ``on_error`` values, the kinds of neighbour counts, and the
+    keys that each protocol of ``protocols`` (names) declares for its experiments
+    (:attr:`locproj.protocols.base.Protocol.config_keys`)."""
+    from .core.evaluation import CLASSIFIERS
+    from .engine.method_failures import ON_ERROR
+    from .engine.neighbor_counts import KINDS
+    from .protocols import DEFAULT_PROTOCOL, PROTOCOLS, protocol_named
+
+    schema = copy.deepcopy(schema)
+    experiment = schema["properties"]["experiments"]["additionalProperties"]
+    experiment["properties"]["protocol"].update(enum=list(PROTOCOLS), default=DEFAULT_PROTOCOL)
+    method = experiment["properties"]["methods"]["additionalProperties"]["properties"]
+    names = [(experiment["properties"]["classifier"], CLASSIFIERS),
+             (experiment["properties"]["classifiers"]["additionalProperties"]["properties"]["classifier"], CLASSIFIERS),
+             (experiment["properties"]["on_error"], ON_ERROR), (method["on_error"], ON_ERROR),
+             (method["neighbours"]["additionalProperties"], KINDS)]
+    for place, values in names:
+        place["enum"] = list(values)
+    for name in sorted(set(protocols) & set(PROTOCOLS)):
+        keys = protocol_named(name).config_keys
+        if keys:
+            clash = sorted(set(keys.get("properties", {})) & set(experiment["properties"]))
+            if clash:
+                raise ValueError(f"protocol {name!r} declares config keys {clash} that the schema has already")
+            experiment["properties"].update(keys.get("properties", {}))
+            experiment["allOf"].append({"if": {"properties": {"protocol": {"const": name}}, "required": ["protocol"]},
+                                        "then": {"required": list(keys.get("required", []))}})
+    return schema
+
+
+def validate_config(config: dict, schema_path) -> None:
+    """Check ``config`` against the schema at ``schema_path`` completed from the code
+    (:func:`config_schema`), filling in its defaults as ``snakemake.utils.validate`` does; a
+    violation is a :class:`~locproj.errors.ConfigError` naming the key (an unknown protocol: the
+    known ones)."""
+    import jsonschema
+    import yaml
+    from jsonschema import Draft202012Validator, validators
+
+    from .protocols import DEFAULT_PROTOCOL, PROTOCOLS
+
+    named = {(spec or {}).get("protocol", DEFAULT_PROTOCOL): name
+             for name, spec in (config.get("experiments") or {}).items() if isinstance(spec, dict)}
+    unknown = {protocol: name for protocol, name in named.items() if protocol not in PROTOCOLS}
+    if unknown:
+        protocol, name = next(iter(unknown.items()))
+        raise ConfigError(f"config key experiments.{name}.protocol: unknown protocol {protocol!r}; use one of "
+                          f"{', '.join(PROTOCOLS)}")
+    schema = config_schema(yaml.safe_load(Path(schema_path).read_text()), named)
+    validate_properties = Draft202012Validator.VALIDATORS["properties"]
+
+    def set_defaults(validator, properties, instance, subschema):
+        if validator.is_type(instance, "object"):
+            for key, value in properties.items():
+                if "default" in value:
+                    instance.setdefault(key, value["default"])
+        yield from validate_properties(validator, properties, instance, subschema)
+
+    try:
+        validators.extend(Draft202012Validator, {"properties": set_defaults})(schema).validate(config)
+    except jsonschema.ValidationError as error:
+        raise schema_error(error) from error
 
 
 def run_rule(snakemake, main) -> None:

@@ -3,8 +3,6 @@ import os
 import sys
 from pathlib import Path
 
-from snakemake.exceptions import WorkflowError
-from snakemake.utils import validate
 
 from locproj.data.checks import check_dataset_options, check_local_datasets
 from locproj.data.sources import local_files
@@ -19,8 +17,8 @@ from locproj.engine.config import (
     report_categories,
     split_path,
 )
-from locproj.errors import UserError, schema_error, user_error_message
-from locproj.workflow import drop_local_rate_limiter
+from locproj.errors import UserError, user_error_message
+from locproj.workflow import drop_local_rate_limiter, validate_config
 from locproj.report.fidelity import paper_title
 from locproj.experiments import (
     aggregation_inputs,
@@ -51,10 +49,8 @@ try:
         ),
     )
     check_dataset_options(config)
-    try:
-        validate(config, schema="../schemas/config.schema.yaml")
-    except WorkflowError as error:
-        raise schema_error(error) or error
+    # the schema completed from the code: protocol, classifier names and each protocol's keys
+    validate_config(config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml")
     check_experiments(config)
     check_local_datasets(config)
     # target -> its experiments, targets naming targets expanded (`papers`); an unknown name or a

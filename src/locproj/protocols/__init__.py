@@ -1,7 +1,8 @@
 """Experiment protocols: what the jobs of an experiment compute, and how they are aggregated.
 
-An experiment names its ``protocol`` in the config (default ``cv_table``); :data:`PROTOCOLS` maps
-the name to the protocol's object, whose contract is :class:`.base.Protocol`:
+An experiment names its ``protocol`` in the config (default :data:`DEFAULT_PROTOCOL`,
+``cv_table``); :data:`PROTOCOLS` maps the name to the protocol's object, whose contract is
+:class:`.base.Protocol`:
 
 ``cv_table`` (:mod:`.cv_table`)
     Per-class random splits, the inner cross-validation of :mod:`locproj.engine.selection` choosing the
@@ -22,8 +23,9 @@ the name to the protocol's object, whose contract is :class:`.base.Protocol`:
 
 The split protocols share the jobs of :mod:`.split_jobs` (splits, blocks, seeds) and the CV and
 evaluation core (:mod:`locproj.engine.selection`, :mod:`locproj.core.evaluation`); a protocol module adds only
-what differs. Adding a protocol is one module, its schema entry and one line here
-(``docs/protocols.md``).
+what differs. Adding a protocol is one module (with the config keys it takes,
+:attr:`.base.Protocol.config_keys`) and one line here (``docs/protocols.md``): the config schema
+takes its name and keys from the code (:func:`locproj.workflow.config_schema`).
 """
 
 from __future__ import annotations
@@ -45,6 +47,9 @@ PROTOCOLS = {
     "embedding": "embedding",
 }
 
+#: The protocol of an experiment whose config names none.
+DEFAULT_PROTOCOL = "cv_table"
+
 
 def protocol_named(name: str) -> Protocol:
     """The protocol object registered under ``name``."""
@@ -55,5 +60,5 @@ def protocol_named(name: str) -> Protocol:
 
 
 def protocol_of(spec: dict) -> Protocol:
-    """The protocol an experiment's config entry names (default ``cv_table``)."""
-    return protocol_named(spec.get("protocol", "cv_table"))
+    """The protocol an experiment's config entry names (default :data:`DEFAULT_PROTOCOL`)."""
+    return protocol_named(spec.get("protocol", DEFAULT_PROTOCOL))

@@ -5,8 +5,8 @@ of the registry in :mod:`locproj.protocols`. The engine (:mod:`locproj.experimen
 Snakemake rules only ever call the methods of :class:`Protocol`, whose docstrings are the contract.
 A protocol is one module that subclasses :class:`Protocol` (or
 :class:`locproj.protocols.split_jobs.SplitProtocol`, for jobs over seeded splits) and ends with
-``PROTOCOL = TheProtocol()``, plus its entry in the config schema and one line in the registry
-(``docs/protocols.md``). A subclass that lacks a required method cannot be instantiated, so the
+``PROTOCOL = TheProtocol()``, plus one line in the registry (``docs/protocols.md``); the config keys
+it adds are its :attr:`Protocol.config_keys`. A subclass that lacks a required method cannot be instantiated, so the
 module fails when it is imported, that is when its protocol is first asked for.
 
 This module also holds what protocols share: the rule and output records (:class:`JobRule`,
@@ -69,6 +69,11 @@ class Protocol(ABC):
     name = ""
     #: Whether it accepts ``splits_per_job: auto`` (blocks sized by :mod:`locproj.engine.job_costs`).
     auto_blocks = False
+    #: The config keys its experiments take besides those of the schema
+    #: (``workflow/schemas/config.schema.yaml``), as JSON schema: ``{"properties": {key: schema},
+    #: "required": [key, ...]}``; the workflow adds them to the schema it validates the config with
+    #: (:func:`locproj.workflow.config_schema`).
+    config_keys: dict = {}
 
     def __init_subclass__(cls, **options):
         super().__init_subclass__(**options)

@@ -50,7 +50,9 @@ try:
     )
     check_dataset_options(config)
     # the schema completed from the code: protocol, classifier names and each protocol's keys
-    validate_config(config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml")
+    validate_config(
+        config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml"
+    )
     check_experiments(config)
     check_local_datasets(config)
     # target -> its experiments, targets naming targets expanded (`papers`); an unknown name or a

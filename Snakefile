@@ -1,10 +1,22 @@
 # locproj: regenerate the tables and figures of the local-projection papers from raw data.
 from snakemake.utils import min_version
 
+from locproj.engine.config_files import merge_config_files
+from locproj.errors import UserError, user_error_message
+
 min_version("8.17")
 
 
+# config/config.yaml holds the options and the targets; the files it names under `config_files:`
+# (datasets, views, each paper's experiments, the matrix) are merged beneath it and beneath every
+# --configfile and --config, as are those a --configfile names (locproj.engine.config_files).
 configfile: "config/config.yaml"
+
+
+try:
+    merge_config_files(config)
+except UserError as error:
+    raise SystemExit(user_error_message(error))
 
 
 report: "workflow/report/workflow.rst"

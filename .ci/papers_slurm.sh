@@ -26,9 +26,9 @@ fail() { echo "papers_slurm FAILURE: $*" >&2; exit 1; }
 
 # the experiments of `papers`: the same names with and without the overlay
 mapfile -t EXPERIMENTS < <("$PYTHON" - <<'PY'
-import yaml
 from locproj.engine.config import expand_targets
-config = yaml.safe_load(open("config/config.yaml"))
+from locproj.engine.config_files import load_config
+config = load_config()
 print("\n".join(expand_targets(config["targets"], config["experiments"])["papers"]))
 PY
 )

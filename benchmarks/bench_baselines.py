@@ -22,7 +22,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import yaml
 
 CELLS = [("pie", 20), ("yaleb", 20), ("usps", 50), ("letter", 50), ("waveform", 100)]
 BASELINES = ("nca", "kpca", "isomap")
@@ -41,10 +40,11 @@ def main() -> None:
     from threadpoolctl import threadpool_limits
 
     from locproj.experiments import job_config, run_configured_job
+    from locproj.engine.config_files import load_config
     from locproj.engine.results import read_result
 
     root = Path(args.root)
-    config = yaml.safe_load((root / "config" / "config.yaml").read_text())
+    config = load_config(root)
     rows = ["| cell | method | seconds (one split) | p | test error (%) |", "|---|---|---:|---:|---:|"]
     with tempfile.TemporaryDirectory() as tmp, threadpool_limits(limits=1):
         for dataset, m in CELLS:

@@ -36,7 +36,6 @@ import time
 from collections import Counter
 from pathlib import Path
 
-import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA_RULES = ("fetch", "prepare", "derive_view", "split_")
@@ -164,9 +163,11 @@ def main() -> None:
                         help="clones or working trees whose results/ to sum (part 3)")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "src"))
-    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
 
     from locproj.engine.config import expand_targets
+    from locproj.engine.config_files import load_config
+
+    config = load_config(ROOT)
 
     targets = expand_targets(config["targets"], config["experiments"])
     if not args.skip_dry_runs:

@@ -41,7 +41,6 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 CELLS = ["pie:10", "pie:20", "pie:30", "yaleb:30"]
 METHODS = ["lpp", "llp"]
@@ -179,8 +178,10 @@ def main() -> None:
     args = parser.parse_args()
     from threadpoolctl import threadpool_limits
 
+    from locproj.engine.config_files import load_config
+
     root = Path(args.root)
-    config = yaml.safe_load((root / "config" / "config.yaml").read_text())
+    config = load_config(root)
     cells, methods = table2_cells(config) if args.table2 else (args.cells, args.methods)
     # the imports a job pays once, outside the timed splits
     import locproj.experiments, locproj.methods, locproj.protocols.cv_table, locproj.engine.registry  # noqa: E401, F401

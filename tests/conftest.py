@@ -8,7 +8,6 @@ from pathlib import Path
 import numpy  # noqa: F401  (loaded before the BLAS limit below, as is SciPy's own BLAS)
 import pytest
 import scipy.linalg  # noqa: F401
-import yaml
 from threadpoolctl import threadpool_limits
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -21,7 +20,10 @@ if "PYTEST_XDIST_WORKER" in os.environ:
 
 @pytest.fixture(scope="session")
 def config() -> dict:
-    return yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    """The configuration as the Snakefile loads it: config/config.yaml and the files it names."""
+    from locproj.engine.config_files import load_config
+
+    return load_config(ROOT)
 
 
 @pytest.fixture(scope="session")

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import yaml
 
 from locproj.engine.config import paper_targets, papers_within
+from locproj.engine.config_files import load_config
 from locproj.experiments import comparison_outputs, experiment_protocols, paper_fidelity, paper_points
 from locproj.report.fidelity import STAND_IN_MARKER, FidelityPoint, fidelity_figure
 from locproj.protocols import protocol_named
@@ -131,7 +131,7 @@ def test_the_figure_is_the_same_bytes_when_redrawn(tmp_path):
 
 @pytest.fixture(scope="module")
 def config():
-    return yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    return load_config(ROOT)
 
 
 def test_every_paper_with_published_numbers_has_a_figure_from_its_committed_comparisons(config):

@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
 from scipy.stats import friedmanchisquare
 
+from locproj.engine.config_files import load_config
 from locproj.report.error_tables import summarise
 from locproj.protocols import ranks
 from locproj.engine.results import write_result
@@ -247,7 +247,7 @@ def validated():
     """The config as the workflow sees it: validated, the schema's defaults filled in."""
     from snakemake.utils import validate
 
-    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    config = load_config(ROOT)
     validate(config, str(SCHEMA))
     return config
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import yaml
 
+from locproj.engine.config_files import merge_config_files
 from locproj.experiments import job_config, run_configured_job
 from locproj.engine.neighbor_counts import (
     ALL_POINTS,
@@ -53,7 +54,7 @@ def test_every_neighbour_parameter_of_the_configs_is_declared():
     """Every method entry by import path with a parameter named like a neighbour count declares it
     (Isomap's n_neighbors counts among all points; the example's own method within the class)."""
     for path in ["config/config.yaml", "config/papers_smoke.yaml", "config/own_method_example.yaml"]:
-        config = yaml.safe_load((ROOT / path).read_text())
+        config = merge_config_files(yaml.safe_load((ROOT / path).read_text()), ROOT)     # and its files
         experiments = config.get("experiments") or config.get("replace_experiments")
         for experiment in experiments.values():
             for name, entry in (experiment.get("methods") or {}).items():

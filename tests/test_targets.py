@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from locproj.engine.config import expand_targets, replace_experiments, report_categories
+from locproj.engine.config_files import load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPERIMENTS = {"t2": {}, "curve": {}, "embed": {}, "matrix": {}, "extra": {}}
@@ -59,7 +60,7 @@ def test_an_experiments_report_page_is_its_first_paper_target_else_its_own_name(
 
 @pytest.fixture(scope="module")
 def config():
-    return yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    return load_config(ROOT)
 
 
 def test_papers_runs_every_experiment_of_every_paper_target(config):
@@ -158,15 +159,14 @@ def test_replace_experiments_refuses_an_unknown_experiment_naming_it():
 
 @pytest.fixture(scope="module")
 def smoke_config(config):
-    """config.yaml with papers_smoke.yaml merged as `--configfile` merges it, then replaced, validated
-    and checked as workflow/rules/common.smk does."""
-    from snakemake.utils import update_config, validate
+    """The configuration with papers_smoke.yaml merged as `--configfile` merges it, then replaced,
+    validated and checked as workflow/rules/common.smk does."""
+    from snakemake.utils import validate
 
     from locproj.data.checks import check_dataset_options
     from locproj.experiments import check_experiments
 
-    merged = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    update_config(merged, yaml.safe_load((ROOT / "config" / "papers_smoke.yaml").read_text()))
+    merged = load_config(ROOT, ["config/papers_smoke.yaml"])
     assert "pie" in merged["experiments"]["llp_table2"]["datasets"]     # what merging alone leaves
     replace_experiments(merged)
     check_dataset_options(merged)

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import yaml
 from scipy.optimize import nnls
 
+from locproj.engine.config_files import load_config
 from locproj.engine.job_costs import TERMS, split_terms
 
 
@@ -52,7 +52,7 @@ def main() -> None:
     parser.add_argument("--experiment", default="matrix")
     parser.add_argument("--config", type=Path, default=Path("config/config.yaml"))
     args = parser.parse_args()
-    config = yaml.safe_load(args.config.read_text())
+    config = load_config(path=args.config)      # with the files it names (config_files)
     rows = list(cells(config, args.experiment, pd.read_csv(args.timing)))
     by_method = {}
     for row in rows:

@@ -10,9 +10,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import yaml
-
 from locproj.engine.config import expand_targets, paper_targets
+from locproj.engine.config_files import load_config
 from locproj.experiments import comparison_outputs, experiment_notes, experiment_protocols, paper_fidelity
 from locproj.report.fidelity import paper_title
 
@@ -25,7 +24,7 @@ def main() -> None:
                         help="the folder holding <experiment>/comparison.csv (default: docs/results)")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "results" / "fidelity")
     args = parser.parse_args()
-    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    config = load_config(ROOT)
     expand_targets(config["targets"], config["experiments"])
     for target, experiments in paper_targets(config["targets"], config["experiments"]).items():
         comparisons = {e: args.results / Path(path).relative_to("results")

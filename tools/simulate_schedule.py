@@ -260,9 +260,9 @@ def main() -> None:
                         help="the run's working tree, whose result files give --reblock its split times")
     args = parser.parse_args()
     if args.estimate:
-        import yaml
+        from locproj.engine.config_files import load_config
 
-        jobs, wall = estimated_jobs(yaml.safe_load(args.config.read_text()), args.estimate), None
+        jobs, wall = estimated_jobs(load_config(path=args.config), args.estimate), None
     elif args.logs:
         jobs, wall = parse_sittings([log.read_text() for log in args.logs])
     else:
@@ -271,9 +271,9 @@ def main() -> None:
         raise SystemExit(f"{', '.join(map(str, args.logs))}: no finished job in these logs "
                          "(are they Snakemake logs of a run?)")
     if args.reblock:
-        import yaml
+        from locproj.engine.config_files import load_config
 
-        blocks = cost_sized_blocks(yaml.safe_load(args.config.read_text()), args.reblock)
+        blocks = cost_sized_blocks(load_config(path=args.config), args.reblock)
         jobs = reblocked(jobs, blocks, recorded_split_seconds(args.results))
         print(f"{args.reblock}'s fit jobs re-blocked by cost: {len(blocks)} jobs")
     print(report(jobs, args.cores, wall))

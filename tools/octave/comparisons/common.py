@@ -15,7 +15,7 @@ Environment variables (README.md):
   messages say only that ``eigs`` failed.
 * ``LOCPROJ_DATA_MIRROR``: the data mirror with ``ORL_32x32.mat`` and ``Yale_32x32.mat``
   (default ``../shared/datasets`` relative to the repository); the face data are prepared from it
-  by ``locproj.data.prepare_dataset`` with ``config/config.yaml``'s dataset spec, into a temporary
+  by ``locproj.data.prepare_dataset`` with ``config/datasets.yaml``'s dataset spec, into a temporary
   folder.
 
 Octave's working files also go to that temporary folder, removed when the script ends; nothing is
@@ -91,11 +91,10 @@ def mirror() -> Path:
 def face_data(name: str) -> tuple[np.ndarray, np.ndarray]:
     """All images ``X`` (float, 0-255 pixels) and labels ``y`` of the face data set ``name`` ('orl' or
     'yale'), prepared from the data mirror as the pipeline prepares them (into the scratch folder)."""
-    import yaml
-
     from locproj.data import prepare_dataset
+    from locproj.engine.config_files import load_config
 
-    spec = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["datasets"][name]
+    spec = load_config(REPO)["datasets"][name]
     files = [mirror() / f["name"] for f in spec["files"]]
     missing = [str(f) for f in files if not f.is_file()]
     if missing:

@@ -7,6 +7,12 @@ warning that says how many components were kept and why) or a ``ValueError`` nam
 and the fix.  Throughout: nothing reaches file descriptor 2 (BLAS/LAPACK print there), no bare
 ``LinAlgError`` escapes, numpy raises no ``RuntimeWarning`` and no output holds a NaN.
 
+The estimators come from the method registry (:func:`registry_factories`): every built-in method of
+``registry.METHODS`` but scikit-learn's own, under its registry name, with its registry defaults and
+the test's small neighbourhood set through its declaration (``spec.neighbours``), so that a new
+method meets the contract with no edit here (in the general case of each test, a correct fit
+without a warning, until a category below names it).  :data:`VARIANTS` adds other options.
+
 ``lpk`` and ``gpk`` (``LocalProjectionKernelSVC``, paper 002) are binary classifiers: they get
 the labels merged into two (:func:`labels`), and their ``decision_function``, ``predict``,
 staged decisions and ``history_`` are checked as well.  Where a case is inherently different
@@ -18,6 +24,7 @@ complete graph, as in the authors' IsoP.m; its own section).
 
 from __future__ import annotations
 
+import functools
 import re
 import warnings
 
@@ -25,73 +32,87 @@ import numpy as np
 import pytest
 
 from locproj.engine import registry
-from locproj.methods import (
-    Fisherfaces,
-    IsometricProjection,
-    KernelLPP,
-    LocalFisherDiscriminantAnalysis,
-    LocalLearningProjection,
-    LocallyEmbeddedAnalysis,
-    LocalityPreservingProjection,
-    LocalitySensitiveDiscriminantAnalysis,
-    LocalProjectionKernelSVC,
-    MarginalFisherAnalysis,
-    OrthogonalLPP,
-    SpectralRegressionDiscriminantAnalysis,
-    SupervisedLLE,
-)
+from locproj.engine.neighbor_counts import BETWEEN_CLASS_PAIRS
+from locproj.methods import IsometricProjection, KernelLPP
 from locproj.methods._base import RankDeficiencyWarning
 from locproj.methods._lpk_model import gating
 
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
 
-# name -> factory(n_neighbors); small neighbourhoods so that classes of 3-4 samples fit
-FACTORIES = {
-    "lpp": lambda k: LocalityPreservingProjection(n_neighbors=k),
-    "lpp_unsupervised": lambda k: LocalityPreservingProjection(n_neighbors=k, supervised=False),
-    "klpp": lambda k: KernelLPP(n_neighbors=k),
-    "llp": lambda k: LocalLearningProjection(n_neighbors=k),
-    "lea": lambda k: LocallyEmbeddedAnalysis(n_neighbors=k),
-    "lea_d_to_1": lambda k: LocallyEmbeddedAnalysis(n_neighbors=k, mode="d_to_1", reg_mode="auto"),
-    "lfda": lambda k: LocalFisherDiscriminantAnalysis(n_neighbors=k),
-    "fisherfaces": lambda k: Fisherfaces(),
-    "slle": lambda k: SupervisedLLE(n_components=1, n_neighbors=k, alpha=0.5),
-    # binary classifiers without neighbours (k unused); a few iterations keep the tests fast
-    "lpk": lambda k: LocalProjectionKernelSVC(n_regions=2, max_iter=5, random_state=0),
-    "gpk": lambda k: LocalProjectionKernelSVC(n_regions=1, max_iter=5, random_state=0),
+
+def registry_methods(methods=None) -> dict:
+    """The built-in methods of ``methods`` (default ``registry.METHODS``, read at call time) whose
+    estimator is not one of scikit-learn's own (raw, pca, sklearn_lle, not checked here)."""
+    methods = registry.METHODS if methods is None else methods
+    return {name: spec for name, spec in methods.items()
+            if spec.source is None and not type(spec.make()).__module__.startswith("sklearn.")}
+
+
+def build(spec, n_neighbors: int, options=None):
+    """``spec``'s estimator with its registry defaults, ``n_neighbors`` for every parameter it
+    declares to count neighbours (``spec.neighbours``; a count of between-class pairs keeps its
+    default), a seed where it takes ``random_state``, and ``options`` on top."""
+    counts = {name: n_neighbors for name, kind in spec.neighbours.items() if kind != BETWEEN_CLASS_PAIRS}
+    seed = {"random_state": 0} if "random_state" in spec.params else {}
+    return spec.make(**{**counts, **seed, **(options or {})})
+
+
+def registry_factories(methods=None) -> dict:
+    """name -> factory(n_neighbors) for every method of :func:`registry_methods`, without repeats (a
+    method whose estimator equals an earlier one's: ``slle`` builds ``lle``'s by default)."""
+    factories, seen = {}, set()
+    for name, spec in registry_methods(methods).items():
+        example = build(spec, 2)
+        key = (type(example), repr(example))
+        if key not in seen:
+            seen.add(key)
+            factories[name] = functools.partial(build, spec)
+    return factories
+
+
+# Other options than the registry's defaults: name -> (registry method, options)
+VARIANTS = {
+    "lpp_unsupervised": ("lpp", {"supervised": False}),
+    "lea_d_to_1": ("lea", {"mode": "d_to_1", "reg_mode": "auto"}),
+    "slle_alpha_half": ("slle", {"n_components": 1, "alpha": 0.5}),
     # LSDA's kNN graph is over all points (labels ignored), then split by class; 0 links all pairs
-    "lsda": lambda k: LocalitySensitiveDiscriminantAnalysis(n_neighbors=k),
-    "lsda_all_pairs": lambda k: LocalitySensitiveDiscriminantAnalysis(n_neighbors=0),
-    "mfa": lambda k: MarginalFisherAnalysis(n_neighbors=k),
+    "lsda_all_pairs": ("lsda", {"n_neighbors": 0}),
     # one marginal pair per class: X L^p X^T is singular, the solver's ridge path
-    "mfa_one_pair": lambda k: MarginalFisherAnalysis(n_neighbors=k, n_penalty_pairs=1),
-    "olpp": lambda k: OrthogonalLPP(n_neighbors=k),
-    "olpp_unsupervised": lambda k: OrthogonalLPP(n_neighbors=k, supervised=False),
+    "mfa_one_pair": ("mfa", {"n_penalty_pairs": 1}),
+    "olpp_unsupervised": ("olpp", {"supervised": False}),
     # pairs without a path (other classes, other components) get the far distance; small classes
     # (or data sets) are complete graphs
-    "isop": lambda k: IsometricProjection(n_neighbors=k, supervised=True),
-    "isop_unsupervised": lambda k: IsometricProjection(n_neighbors=k),
-    # no neighbours (k unused): c - 1 ridge regressions
-    "srda": lambda k: SpectralRegressionDiscriminantAnalysis(),
-    "srda_lsqr": lambda k: SpectralRegressionDiscriminantAnalysis(solver="lsqr", tol=1e-12),
+    "isop_supervised": ("isop", {"supervised": True}),
+    "srda_lsqr": ("srda", {"solver": "lsqr", "tol": 1e-12}),
+}
+
+# name -> factory(n_neighbors); small neighbourhoods so that classes of 3-4 samples fit.  Every
+# method of the registry (lpk and gpk are binary classifiers without neighbours, seeded; fisherfaces
+# is lda, isometric projection is unsupervised by default), then the variants
+FACTORIES = {
+    **registry_factories(),
+    **{name: functools.partial(build, registry.METHODS[method], options=options)
+       for name, (method, options) in VARIANTS.items()},
 }
 NAMES = list(FACTORIES)
+# The categories below need per-method knowledge: a method in none of them meets the contract's
+# general case (a correct fit, no warning) wherever a test's branches name no category.
 # linear projections whose components come from the solver's PCA space (rank of the centred data);
 # OLPP's sequential solve uses the same PCA basis and the same checks
 SOLVER_LINEAR = ["lpp", "lpp_unsupervised", "llp", "lea", "lea_d_to_1", "lfda", "lsda", "lsda_all_pairs", "mfa",
-                 "mfa_one_pair", "olpp", "olpp_unsupervised", "isop", "isop_unsupervised"]
+                 "mfa_one_pair", "olpp", "olpp_unsupervised", "isop_supervised", "isop"]
 # supervised kNN graphs: every class needs more than n_neighbors samples
 SUPERVISED_KNN = ["lpp", "klpp", "llp", "lea", "lea_d_to_1", "mfa", "mfa_one_pair", "olpp"]
 # ... of which MFA has no supervised=False to suggest: its intrinsic graph is within-class by definition
 ALWAYS_SUPERVISED_KNN = ["mfa", "mfa_one_pair"]
-# unsupervised kNN graphs (LSDA's of all points, labels ignored): more than n_neighbors samples
-UNSUPERVISED_KNN = ["lpp_unsupervised", "slle", "olpp_unsupervised", "lsda"]
+# unsupervised kNN graphs (LSDA's of all points, labels ignored; LLE's): more than n_neighbors samples
+UNSUPERVISED_KNN = ["lpp_unsupervised", "lle", "slle_alpha_half", "olpp_unsupervised", "lsda"]
 # c - 1 components from the class means, not the rank of the data
 SRDA = ["srda", "srda_lsqr"]
 # a group of at most n_neighbors + 1 points is a complete graph (IsoP.m): any class size, any k
-COMPLETE_WHEN_SMALL = ["isop", "isop_unsupervised"]
+COMPLETE_WHEN_SMALL = ["isop_supervised", "isop"]
 BINARY = ["lpk", "gpk"]
-SUPERVISED = SUPERVISED_KNN + ["lfda", "fisherfaces", "lsda", "lsda_all_pairs", "isop"] + SRDA + BINARY
+SUPERVISED = SUPERVISED_KNN + ["lfda", "lda", "lsda", "lsda_all_pairs", "isop_supervised"] + SRDA + BINARY
 
 
 def make(name: str, n_neighbors: int = 2, **params):
@@ -188,10 +209,10 @@ def test_rank_deficient_data_keep_rank_components_with_a_warning(name):
 def test_fisherfaces_rank_below_c_minus_1_warns():
     X, y = _rank_one()
     with pytest.warns(RankDeficiencyWarning, match=r"kept 1 of c - 1 = 2 components: .* rank 1"):
-        assert fit_transform(make("fisherfaces"), X, y).shape == (12, 1)
+        assert fit_transform(make("lda"), X, y).shape == (12, 1)
 
 
-@pytest.mark.parametrize("name", SOLVER_LINEAR + ["fisherfaces"])
+@pytest.mark.parametrize("name", SOLVER_LINEAR + ["lda"])
 def test_n_components_above_the_rank_is_refused(name):
     X, y = _rank_one()
     with pytest.raises(ValueError, match=r"n_components=3 but .*only 1 components.*available.*smaller"):
@@ -212,7 +233,7 @@ def test_srda_rank_below_c_minus_1_warns(name):
         fit_transform(make(name, n_components=3), X, y)
 
 
-@pytest.mark.parametrize("name", ["klpp", "slle"])
+@pytest.mark.parametrize("name", ["klpp", "slle_alpha_half"])
 def test_nonlinear_methods_are_not_bounded_by_the_linear_rank(name):
     X, y = _rank_one()
     assert no_warnings_fit(make(name, n_components=3), X, y).shape == (12, 3)
@@ -319,7 +340,7 @@ def test_mfa_penalty_cholesky_failure_is_explained(monkeypatch):
 def test_identical_classes(name):
     X, _ = data(n_per_class=6, n_classes=1)
     X, y = np.vstack([X, X]), np.repeat([0, 1], 6)
-    if name == "fisherfaces" or name in SRDA:  # LDA's between-class scatter is 0
+    if name == "lda" or name in SRDA:  # LDA's between-class scatter is 0
         with pytest.raises(ValueError, match="class means coincide.*check the labels"):
             fit_transform(make(name), X, y)
     elif name == "mfa_one_pair":  # each class's shortest between-class pair is one point under two labels
@@ -339,7 +360,7 @@ def test_identical_classes(name):
 @pytest.mark.parametrize("name", SUPERVISED)
 def test_one_class_is_refused(name):
     X, _ = data()
-    has_switch = name in SUPERVISED_KNN + ["isop"] and name not in ALWAYS_SUPERVISED_KNN
+    has_switch = name in SUPERVISED_KNN + ["isop_supervised"] and name not in ALWAYS_SUPERVISED_KNN
     fix = "or set supervised=False" if has_switch else r"two classes\.$"
     with pytest.raises(ValueError, match=f"needs at least 2 classes in y, got 1 \\(class 0\\).*{fix}"):
         fit_transform(make(name), X, np.zeros(len(X), dtype=int))
@@ -359,7 +380,7 @@ def test_one_class_unsupervised_and_slle():
     y = np.zeros(len(X), dtype=int)
     no_warnings_fit(make("lpp_unsupervised"), X, y)
     with pytest.warns(UserWarning, match="single class.*plain LLE"):
-        fit_transform(make("slle"), X, y)
+        fit_transform(make("slle_alpha_half"), X, y)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -375,7 +396,7 @@ def test_class_of_one_sample(name):
         with pytest.raises(ValueError,
                            match=r"class 7 has only 1 sample.*neighbour of its own class.*supervised=False"):
             fit_transform(make(name), X, y)
-    elif name == "fisherfaces":  # 4 classes in 5 dimensions: PCA keeps rank - (c - 1) = 2
+    elif name == "lda":  # 4 classes in 5 dimensions: PCA keeps rank - (c - 1) = 2
         with pytest.warns(RankDeficiencyWarning, match="kept 2 of c - 1 = 3 components"):
             fit_transform(make(name), X, y)
     elif name in BINARY:  # the dual's sum_i alpha_i y_i = 0: the lone sample is a support vector
@@ -425,8 +446,8 @@ def test_values_just_inside_the_limits_fit(name, scale):
         fit_transform(make(name), X * scale, y)
 
 
-@pytest.mark.parametrize("name", ["lpp", "lea", "lfda", "fisherfaces", "gpk", "lsda", "lsda_all_pairs", "mfa",
-                                  "olpp", "isop", "isop_unsupervised"])
+@pytest.mark.parametrize("name", ["lpp", "lea", "lfda", "lda", "gpk", "lsda", "lsda_all_pairs", "mfa",
+                                  "olpp", "isop_supervised", "isop"])
 def test_large_values_below_the_limit_scale(name):
     # scale-invariant methods: 2^300 X (exact scaling) gives the same unit-length components
     X, y = data()
@@ -538,16 +559,21 @@ def test_two_samples(name):
     X, y = data(n_per_class=1, n_classes=2)
     if name == "lfda":
         assert no_warnings_fit(make(name, n_neighbors=1), X, y).shape == (2, 1)
-    elif name == "fisherfaces":
+    elif name == "lda":
         with pytest.raises(ValueError, match="more samples than classes.*add samples"):
             fit_transform(make(name, n_neighbors=1), X, y)
     elif name in SUPERVISED_KNN:
         with pytest.raises(ValueError, match="class 0 has only 1 sample"):
             fit_transform(make(name, n_neighbors=1), X, y)
-    elif name == "isop":   # every class a point: the far distance, 1000 times the largest within-class one, is 0
+    elif name == "isop_supervised":   # every class a point: the far distance, 1000 x the largest within-class one, is 0
         with pytest.raises(ValueError, match=r"the samples of every class coincide.*far distance.*is 0.*pass classes "
                            r"with at least two distinct samples, or use supervised=False"):
             fit_transform(make(name, n_neighbors=1), X, y)
+    elif name == "lle":   # its default n_components=2: an embedding of 2 samples has 1 (SLLE below asks for 1)
+        with pytest.raises(ValueError, match=r"n_components=2 but only 1 components are available \(an embedding of "
+                           r"2 samples without its constant eigenvector\); use a smaller n_components"):
+            fit_transform(make(name, n_neighbors=1), X, y)
+        assert no_warnings_fit(make(name, n_neighbors=1, n_components=1), X, y).shape == (2, 1)
     else:  # one neighbour each; SLLE: 1 component from 2 samples; LPK: both are support vectors;
         # LSDA (graph over all points): the pair is a between-class edge; SRDA: c - 1 = 1 component
         assert no_warnings_fit(make(name, n_neighbors=1), X, y).shape[0] == 2
@@ -584,11 +610,18 @@ def test_isop_disconnected_graphs_and_duplicates_fit():
 # --------------------------------------------------------------------------- coverage
 
 
-def test_every_estimator_class_of_the_registry_is_here():
-    """Every locproj estimator class that a method of ``registry.METHODS`` builds has an entry in
-    FACTORIES, so a new built-in method meets this contract too (scikit-learn's own estimators,
-    behind raw, pca and sklearn_lle, are not checked here)."""
-    built = {type(registry.make_estimator(name)) for name in registry.METHODS}
-    ours = {cls for cls in built if cls.__module__.startswith("locproj.")}
-    missing = sorted(cls.__name__ for cls in ours - {type(make(name)) for name in NAMES})
-    assert not missing, f"no degenerate-input cases for {missing}: add them to FACTORIES"
+def test_every_registry_method_is_here():
+    """FACTORIES takes every built-in method of ``registry.METHODS`` from the registry, so a new
+    method meets this contract with no edit here: the registry-derived set is not empty, every
+    built-in method but scikit-learn's own (raw, pca, sklearn_lle) is in it, and each of its
+    estimators is one of NAMES (``slle``'s default is ``lle``'s)."""
+    derived = registry_methods()
+    assert derived and set(registry_factories()) <= set(NAMES)
+    for name, spec in registry.METHODS.items():
+        if spec.source is None and name not in derived:
+            assert type(spec.make()).__module__.startswith("sklearn."), name
+    cases = {(type(make(name)), repr(make(name))) for name in NAMES}
+    for name, spec in derived.items():
+        example = build(spec, 2)
+        assert (type(example), repr(example)) in cases, name
+    assert {method for method, _ in VARIANTS.values()} <= set(derived)

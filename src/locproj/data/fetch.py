@@ -84,7 +84,7 @@ def _record_unknown_checksum(dataset: str, name: str, destination: Path) -> None
     destination.with_name(destination.name + ".sha256").write_text(f"{digest}  {name}\n")
     log.warning(
         "dataset %r: no sha256 is configured for %s; the downloaded file has sha256 %s. "
-        "Add it to config/config.yaml (datasets.%s.files) so later downloads are verified.",
+        "Add it to config/datasets.yaml (datasets.%s.files) so later downloads are verified.",
         dataset, name, digest, dataset,
     )
 

@@ -55,7 +55,7 @@ def test_an_unknown_format_fails_at_start_up_naming_the_dataset_and_the_formats(
     assert f"set `format:` to one of {', '.join(FORMATS)}" in message
     # the pipeline runs this check when the Snakefile is parsed, before the schema and any job
     common = (ROOT / "workflow" / "rules" / "common.smk").read_text()
-    assert 0 < common.index("check_dataset_options(config)") < common.index("validate_config(config")
+    assert 0 < common.index("check_dataset_options(config)") < common.index("validate_config(")
 
 
 # --- suffixes -------------------------------------------------------------------------------------

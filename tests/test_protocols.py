@@ -230,15 +230,16 @@ def test_a_result_without_a_curve_reads_back_as_none(tmp_path):
 
 
 def _validate(experiments):
-    from snakemake.utils import validate
+    """As the pipeline validates: the schema completed from the code (locproj.workflow)."""
+    from locproj.workflow import validate_config
 
     config = {"datasets": {"d": {"format": "sklearn_digits"}}, "experiments": experiments}
-    validate(config, str(ROOT / "workflow" / "schemas" / "config.schema.yaml"))
+    validate_config(config, ROOT / "workflow" / "schemas" / "config.schema.yaml")
     return config
 
 
 def test_the_schema_checks_each_protocols_keys():
-    from snakemake.exceptions import WorkflowError
+    from locproj.errors import ConfigError
 
     config = _validate({"t": {"datasets": {"d": [5, 0.25]}, "methods": {"pca": {}}}})
     assert config["experiments"]["t"]["protocol"] == "cv_table"        # the default
@@ -254,7 +255,7 @@ def test_the_schema_checks_each_protocols_keys():
         {"t": {"protocol": "bootstrap", "datasets": {"d": [5]}, "methods": {"pca": {}}}},
     ]
     for experiments in bad:
-        with pytest.raises(WorkflowError):
+        with pytest.raises(ConfigError):
             _validate(experiments)
 
 
@@ -271,15 +272,13 @@ def test_the_schema_checks_each_protocols_keys():
     ({"n_splits": 0}, "n_splits"),
 ])
 def test_a_config_value_of_the_wrong_type_or_range_is_refused_naming_its_key(change, key):
-    from snakemake.exceptions import WorkflowError
-    from snakemake.utils import validate
-
-    from locproj.errors import schema_error
+    from locproj.errors import ConfigError
+    from locproj.workflow import validate_config
 
     config = {"datasets": {"d": {"format": "sklearn_digits"}}, **change}
-    with pytest.raises(WorkflowError, match=key) as info:
-        validate(config, str(ROOT / "workflow" / "schemas" / "config.schema.yaml"))
-    message = str(schema_error(info.value))            # what the pipeline prints (tests/test_user_errors.py)
+    with pytest.raises(ConfigError, match=key) as info:
+        validate_config(config, ROOT / "workflow" / "schemas" / "config.schema.yaml")
+    message = str(info.value)                          # what the pipeline prints (tests/test_user_errors.py)
     assert message.startswith("config key ") and key in message.split(":")[0] and "fix the value" in message
 
 

@@ -68,9 +68,9 @@ def load_data(path, n_classes=38, per_class=64, n_features=1024, seed=0):
         data = loadmat(path)
         return data["fea"].astype(np.float64), data["gnd"].ravel(), str(path)
     rng = np.random.default_rng(seed)
-    centres = rng.standard_normal((n_classes, 40)) @ rng.standard_normal((40, n_features))
+    centers = rng.standard_normal((n_classes, 40)) @ rng.standard_normal((40, n_features))
     y = np.repeat(np.arange(n_classes), per_class)
-    return centres[y] + 2.0 * rng.standard_normal((y.size, n_features)), y, "synthetic"
+    return centers[y] + 2.0 * rng.standard_normal((y.size, n_features)), y, "synthetic"
 
 
 def training_split(y, m, seed):

@@ -36,8 +36,8 @@ def digits_like(n: int = 5000, d: int = 256, n_classes: int = 10, seed: int = 0)
     t = rng.uniform(-1, 1, (n, 3))
     features = np.hstack([t, np.sin(2 * t), t[:, :1] * t[:, 1:]])  # 8 nonlinear coordinates
     bases = rng.standard_normal((n_classes, features.shape[1], d))
-    centres = 1.5 * rng.standard_normal((n_classes, d))
-    X = np.einsum("nf,nfd->nd", features, bases[y]) + centres[y] + 0.3 * rng.standard_normal((n, d))
+    centers = 1.5 * rng.standard_normal((n_classes, d))
+    X = np.einsum("nf,nfd->nd", features, bases[y]) + centers[y] + 0.3 * rng.standard_normal((n, d))
     return X, y
 
 

@@ -56,13 +56,13 @@ def dense_classes(n: int, d: int, seed: int):
     """Gaussian classes: centres N(0, I) / 2, unit within-class noise; filled block by block."""
     rng = np.random.default_rng(seed)
     y = rng.integers(0, N_CLASSES, n)
-    centres = 0.5 * rng.standard_normal((N_CLASSES, d))
+    centers = 0.5 * rng.standard_normal((N_CLASSES, d))
     X = np.empty((n, d))
     step = max(1, (1 << 22) // d)
     for start in range(0, n, step):
         block = slice(start, start + step)
         X[block] = rng.standard_normal((len(y[block]), d))
-        X[block] += centres[y[block]]
+        X[block] += centers[y[block]]
     return X, y
 
 

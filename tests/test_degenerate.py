@@ -52,7 +52,7 @@ def build(spec, n_neighbors: int, options=None):
     """``spec``'s estimator with its registry defaults, ``n_neighbors`` for every parameter it
     declares to count neighbours (``spec.neighbours``; a count of between-class pairs keeps its
     default), a seed where it takes ``random_state``, and ``options`` on top."""
-    counts = {name: n_neighbors for name, kind in spec.neighbours.items() if kind != BETWEEN_CLASS_PAIRS}
+    counts = {name: n_neighbors for name, kind in spec.neighbors.items() if kind != BETWEEN_CLASS_PAIRS}
     seed = {"random_state": 0} if "random_state" in spec.params else {}
     return spec.make(**{**counts, **seed, **(options or {})})
 
@@ -539,7 +539,7 @@ def test_dtype_and_layout_give_the_float64_result(name, layout):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_fewer_samples_than_neighbours(name):
+def test_fewer_samples_than_neighbors(name):
     X, y = data(n_per_class=3, n_classes=2)  # 6 samples, classes of 3
     if name in UNSUPERVISED_KNN:
         with pytest.raises(ValueError, match=r"n_neighbors=6 but .*6 .*samples.*use n_neighbors <= 5"):

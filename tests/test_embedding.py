@@ -15,7 +15,7 @@ from locproj.data.prepare import Dataset, write_dataset
 from locproj.experiments import aggregate_experiment
 from locproj.protocols.embedding import (
     aggregate_embedding, check_spec, novel_placement_fraction, novel_split, read_panel, run_panel,
-    turn_neighbour_fraction,
+    turn_neighbor_fraction,
 )
 from locproj.engine.registry import make_estimator
 
@@ -36,11 +36,11 @@ def rotating_blob(n: int = 100, size: int = 24, radius: float = 7.0, sigma: floa
     fixes the embedding.
     """
     rows, cols = np.mgrid[:size, :size]
-    centre = (size - 1) / 2
+    center = (size - 1) / 2
     t = 2 * np.pi * np.arange(n) / n
     angle = t + 0.4 * wobble * np.sin(t)
     r, s = radius + 1.5 * wobble * np.cos(2 * t), sigma + 0.5 * wobble * np.sin(3 * t)
-    frames = [np.exp(-((rows - centre - ri * np.sin(ai)) ** 2 + (cols - centre - ri * np.cos(ai)) ** 2)
+    frames = [np.exp(-((rows - center - ri * np.sin(ai)) ** 2 + (cols - center - ri * np.cos(ai)) ** 2)
                      / (2 * si**2)) for ai, ri, si in zip(angle, r, s)]
     return np.stack(frames).reshape(n, -1)
 
@@ -52,16 +52,16 @@ def shuffled(order, seed=0):
 # --------------------------------------------------------------------------- order checks
 
 
-def test_turn_neighbour_fraction_is_one_on_a_circle_and_low_when_shuffled():
+def test_turn_neighbor_fraction_is_one_on_a_circle_and_low_when_shuffled():
     Z = circle(60)
     order = 3 * np.arange(60) + 7                         # any increasing positions
-    assert turn_neighbour_fraction(Z, order) == 1.0
-    assert turn_neighbour_fraction(Z[::-1], order) == 1.0  # direction does not matter
-    assert turn_neighbour_fraction(Z, shuffled(order)) < 0.2
+    assert turn_neighbor_fraction(Z, order) == 1.0
+    assert turn_neighbor_fraction(Z[::-1], order) == 1.0  # direction does not matter
+    assert turn_neighbor_fraction(Z, shuffled(order)) < 0.2
     open_line = np.c_[np.arange(60.0), np.zeros(60)]       # the ends are not turn neighbours
-    assert turn_neighbour_fraction(open_line, order) == pytest.approx(58 / 60)
+    assert turn_neighbor_fraction(open_line, order) == pytest.approx(58 / 60)
     with pytest.raises(ValueError, match="distinct"):
-        turn_neighbour_fraction(Z, np.zeros(60))
+        turn_neighbor_fraction(Z, np.zeros(60))
 
 
 @pytest.mark.parametrize("offset", [0, 5, 9])   # 0 and 9: the novel point next to the seam of the turn
@@ -95,9 +95,9 @@ def lea_embedding(X, reg):
 def assert_turn_kept(train, Z_train, novel, Z_novel):
     """The order checks pass, and fail once the turn order is shuffled or the novel points are
     swapped 30 frames round the turn (so the checks can detect a broken sequence)."""
-    assert turn_neighbour_fraction(Z_train, train) >= TURN
+    assert turn_neighbor_fraction(Z_train, train) >= TURN
     assert novel_placement_fraction(Z_train, train, Z_novel, novel) >= NOVEL
-    assert turn_neighbour_fraction(Z_train, shuffled(train)) < 0.2
+    assert turn_neighbor_fraction(Z_train, shuffled(train)) < 0.2
     assert novel_placement_fraction(Z_train, train, np.roll(Z_novel, 3, axis=0), novel) < 0.2
 
 
@@ -293,4 +293,4 @@ def test_sklearn_lle_is_deterministic_standard_lle():
     first = lle.fit_transform(X)
     assert np.array_equal(first, make_estimator("sklearn_lle", n_components=2, n_neighbors=6, reg=0.001)
                           .fit_transform(X, np.zeros(40)))       # y is ignored
-    assert turn_neighbour_fraction(first, np.arange(40)) == 1.0
+    assert turn_neighbor_fraction(first, np.arange(40)) == 1.0

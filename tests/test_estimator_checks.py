@@ -29,7 +29,7 @@ from locproj.methods import (
 from locproj.methods.linear import LeadingPCA
 
 #: The neighbour counts of the small-neighbourhood instances: classes of 3-5 samples fit.
-SMALL_NEIGHBOURHOOD = 2
+SMALL_NEIGHBORHOOD = 2
 
 #: Estimator classes whose registry methods get these checks in another file, and where.  Every
 #: instance a registry method builds of them must be among that file's checked instances
@@ -53,10 +53,10 @@ def registry_methods(methods=None) -> dict:
     return {name: spec for name, spec in methods.items() if spec.source is None and ours(spec.make())}
 
 
-def neighbourhood(spec, k: int) -> dict:
+def neighborhood(spec, k: int) -> dict:
     """``{parameter: k}`` for each parameter that ``spec`` declares to count neighbours (a count of
     between-class pairs, MFA's ``n_penalty_pairs``, keeps its default)."""
-    return {name: k for name, kind in spec.neighbours.items() if kind != BETWEEN_CLASS_PAIRS}
+    return {name: k for name, kind in spec.neighbors.items() if kind != BETWEEN_CLASS_PAIRS}
 
 
 def unique(estimators) -> list:
@@ -79,7 +79,7 @@ def registry_estimators(methods=None) -> list:
         if type(spec.make()) in CHECKED_ELSEWHERE:
             continue
         estimators.append(spec.make())
-        small = neighbourhood(spec, SMALL_NEIGHBOURHOOD)
+        small = neighborhood(spec, SMALL_NEIGHBORHOOD)
         if small:
             estimators.append(spec.make(**small))
     return unique(estimators)
@@ -164,5 +164,5 @@ def test_the_registry_derived_estimators_are_complete():
             assert f"{estimator!r}," in text and "parametrize_with_checks" in text, name
         else:
             assert (type(estimator), repr(estimator)) in checked, name
-            small = neighbourhood(spec, SMALL_NEIGHBOURHOOD)
+            small = neighborhood(spec, SMALL_NEIGHBORHOOD)
             assert not small or (type(estimator), repr(spec.make(**small))) in checked, name

@@ -50,11 +50,11 @@ def clustered():
     """Many columns and tight classes, so that pruning drops most references early; exact
     duplicates and a test row equidistant from two references make ties."""
     rng = np.random.default_rng(1)
-    centres = rng.standard_normal((6, 130)) * np.linspace(4, 0.2, 130)
+    centers = rng.standard_normal((6, 130)) * np.linspace(4, 0.2, 130)
     labels = np.arange(90) % 6
-    Z_train = centres[labels] + 0.3 * rng.standard_normal((90, 130))
+    Z_train = centers[labels] + 0.3 * rng.standard_normal((90, 130))
     Z_train[7] = Z_train[1]                                       # a duplicate reference
-    Z_test = centres[rng.integers(0, 6, 70)] + 0.3 * rng.standard_normal((70, 130))
+    Z_test = centers[rng.integers(0, 6, 70)] + 0.3 * rng.standard_normal((70, 130))
     Z_test[0] = Z_train[1]
     Z_test[1] = (Z_train[2] + Z_train[8]) / 2                     # equidistant at every p
     return Z_train, Z_test

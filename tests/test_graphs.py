@@ -51,7 +51,7 @@ def test_kneighbors_are_the_nearest_others(data):
     np.testing.assert_allclose(nbhd.sq_distances, D[nbhd.rows(), nbhd.indices])
 
 
-def test_neighbour_lists_are_remembered_per_data_labels_and_k(data):
+def test_neighbor_lists_are_remembered_per_data_labels_and_k(data):
     X, y = data
     first = kneighbors(X, 3, y)
     assert kneighbors(X.copy(), 3, y.copy()) is first                 # same fold: no new search
@@ -202,7 +202,7 @@ def test_auto_regularisation_matches_de_ridder_duin():
 
 @pytest.mark.parametrize("kernel, gamma", [("linear", None), ("rbf", 0.3)])
 @pytest.mark.parametrize("supervised", [True, False])
-def test_local_krr_equals_kernel_ridge_on_the_neighbours(data, kernel, gamma, supervised):
+def test_local_krr_equals_kernel_ridge_on_the_neighbors(data, kernel, gamma, supervised):
     X, y = data
     lam = 0.7
     nbhd = kneighbors(X, 5, y if supervised else None)
@@ -220,7 +220,7 @@ def test_local_krr_equals_kernel_ridge_on_the_neighbours(data, kernel, gamma, su
         assert o[i] == pytest.approx(krr.predict(Xk[[i]])[0], rel=1e-10, abs=1e-12)
 
 
-def test_local_krr_uses_k_i_between_x_i_and_its_neighbours():
+def test_local_krr_uses_k_i_between_x_i_and_its_neighbors():
     # If k_i were taken among the neighbours only (a known bug), o_i would not depend on x_i.
     rng = np.random.default_rng(5)
     X = rng.standard_normal((8, 3))
@@ -264,7 +264,7 @@ def test_lfda_laplacians_match_the_dense_definition(data):
     np.testing.assert_allclose(A[:15, :15], np.exp(-d**2 / np.outer(sigma, sigma)), rtol=1e-10)
 
 
-def test_duplicate_points_are_neighbours_at_distance_zero():
+def test_duplicate_points_are_neighbors_at_distance_zero():
     rng = np.random.default_rng(9)
     X = rng.standard_normal((12, 4))
     X[5] = X[3]
@@ -293,7 +293,7 @@ def test_local_scaling_needs_a_positive_int(data):
 
 
 @pytest.mark.parametrize("reg_mode", ["trace", "fixed"])
-def test_lle_weights_of_a_point_whose_neighbours_all_coincide_with_it_are_uniform(reg_mode):
+def test_lle_weights_of_a_point_whose_neighbors_all_coincide_with_it_are_uniform(reg_mode):
     """UMist holds exact duplicates: with k = 1, or k duplicates, G_i = 0 and tr(G_i) = 0."""
     X = np.array([[0.0, 1.0], [0.0, 1.0], [0.0, 1.0], [3.0, 0.0], [4.0, 1.0]])
     W = lle_weights(X, kneighbors(X, 2), reg=0.0 if reg_mode == "fixed" else 1e-3,

@@ -13,7 +13,7 @@ from sklearn.decomposition import PCA
 
 from locproj.methods.isop import IsometricProjection, isop_tau, power_of_two_normalised
 from locproj.core.neighbor_graphs import (
-    double_centred_squares,
+    double_centered_squares,
     geodesic_distances,
     geodesic_graph,
     isometric_distances,
@@ -81,10 +81,10 @@ def test_coincident_points_are_joined_at_distance_zero():
     assert connected_components(graph, directed=False)[1][3] == connected_components(graph, directed=False)[1][12]
 
 
-def test_tau_is_the_double_centred_squared_geodesics():
+def test_tau_is_the_double_centered_squared_geodesics():
     X = _curve(n=40)
     G_ref, _ = _dense_geodesics(X, 5)
-    tau = double_centred_squares(G_ref)
+    tau = double_centered_squares(G_ref)
     np.testing.assert_allclose(tau, _dense_tau(G_ref), rtol=0, atol=1e-10 * np.abs(tau).max())
     np.testing.assert_allclose(tau.sum(axis=0), 0.0, atol=1e-10 * np.abs(tau).max())
     np.testing.assert_allclose(isop_tau(X, None, 5, False), tau, rtol=1e-12, atol=1e-12 * np.abs(tau).max())
@@ -272,7 +272,7 @@ def test_keeps_exactly_the_directions_with_a_positive_eigenvalue():
     np.testing.assert_allclose(est.components_.T, unit, atol=1e-12)
 
 
-def test_large_neighbourhoods_are_complete_class_graphs():
+def test_large_neighborhoods_are_complete_class_graphs():
     """n_neighbors at or above a class's size minus one links every pair of the class, as 'all'
     does (IsoP.m: k >= n_c); unsupervised, n_neighbors >= n - 1 is the complete graph (PCA)."""
     rng = np.random.default_rng(7)

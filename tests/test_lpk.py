@@ -33,9 +33,9 @@ def four_clusters(n_per_cluster=50, seed=0):
     Returns ``X, y`` and the cluster of each point.
     """
     rng = np.random.default_rng(seed)
-    centres = np.array([[-2.0, 2.0], [2.0, -2.0], [-2.0, -2.0], [2.0, 2.0]])
+    centers = np.array([[-2.0, 2.0], [2.0, -2.0], [-2.0, -2.0], [2.0, 2.0]])
     cluster = np.repeat(np.arange(4), n_per_cluster)
-    X = centres[cluster] + 0.5 * rng.standard_normal((len(cluster), 2))
+    X = centers[cluster] + 0.5 * rng.standard_normal((len(cluster), 2))
     return X, np.array([1, 1, 0, 0])[cluster], cluster
 
 

@@ -40,12 +40,12 @@ def test_four_clusters_are_seeded_with_the_stated_shape():
     assert np.array_equal(X, again) and not np.array_equal(X, generate_four_clusters(200, seed=4)[0])
     # tests/test_lpk.py's reading: default_rng(seed), clusters in this order, 50 each
     rng = np.random.default_rng(3)
-    centres = np.array([[-2.0, 2.0], [2.0, -2.0], [-2.0, -2.0], [2.0, 2.0]])
+    centers = np.array([[-2.0, 2.0], [2.0, -2.0], [-2.0, -2.0], [2.0, 2.0]])
     cluster = np.repeat(np.arange(4), 50)
-    assert np.array_equal(X, centres[cluster] + 0.5 * rng.standard_normal((200, 2)))
+    assert np.array_equal(X, centers[cluster] + 0.5 * rng.standard_normal((200, 2)))
     assert np.array_equal(y, np.array([1, 1, 0, 0])[cluster])
     for k in range(4):   # sd 0.5 about each corner; opposite corners in one class
-        assert np.allclose(X[cluster == k].mean(axis=0), centres[k], atol=0.2)
+        assert np.allclose(X[cluster == k].mean(axis=0), centers[k], atol=0.2)
         assert np.allclose(X[cluster == k].std(axis=0), 0.5, rtol=0.2)
     assert np.all(y == (np.sign(X[:, 0]) != np.sign(X[:, 1])))   # the XOR (no point crosses an axis here)
     with pytest.raises(ValueError, match="multiple of 4"):

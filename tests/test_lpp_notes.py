@@ -43,7 +43,7 @@ def _kernel(A, B, params):
     return (params["gamma"] * A @ B.T + params["coef0"]) ** params["degree"]
 
 
-def _centred(K_new, K_train):
+def _centered(K_new, K_train):
     """``k~(x, x_i) = k(x, x_i) - mean_j k(x, x_j) - mean_j k(x_j, x_i) + mean_jl k(x_j, x_l)``:
     the data centred in feature space (KernelLPP's ``center_kernel``)."""
     return K_new - K_new.mean(axis=1, keepdims=True) - K_train.mean(axis=0) + K_train.mean()
@@ -58,7 +58,7 @@ def test_eq25_maps_each_training_point_to_its_training_embedding(name, center_ke
                       column_scaling="constraint", **params).fit(X)
     alpha = model.dual_coef_
     K = _kernel(X, X, params)
-    K = _centred(K, K) if center_kernel else K
+    K = _centered(K, K) if center_kernel else K
     # the training embedding of eq. 20-23: y_k(i) = v_k^T phi(x_i) = sum_j alpha_k(j) K(x_i, x_j); it is
     # eq. 23's solution: y^T D y = I (alpha^T K D K alpha = 1, eq. 6's constraint) and y_k^T L y_k = lambda_k
     embedding = K @ alpha
@@ -78,7 +78,7 @@ def test_eq25_maps_each_training_point_to_its_training_embedding(name, center_ke
     # and eq. 25 as written, sum_i alpha_k(i) K(x, x_i), for points the fit has not seen
     X_new, _ = generate_two_moons(50, noise=0.05, seed=SEED + 1)
     K_new = _kernel(X_new, X, params)
-    K_new = _centred(K_new, _kernel(X, X, params)) if center_kernel else K_new
+    K_new = _centered(K_new, _kernel(X, X, params)) if center_kernel else K_new
     np.testing.assert_allclose(model.transform(X_new), K_new @ alpha, rtol=0, atol=1e-10 * scale)
 
 
@@ -102,8 +102,8 @@ def test_two_moons_and_circles_are_seeded_and_deterministic():
     X, y = generate_circles(300, noise=0.0, factor=0.3, seed=3)
     np.testing.assert_allclose(np.linalg.norm(X, axis=1), np.where(y == 0, 1.0, 0.3))
     X, y = generate_two_moons(300, noise=0.0, seed=3)
-    centres = np.where(y[:, None] == 0, [0.0, 0.0], [1.0, 0.5])
-    np.testing.assert_allclose(np.linalg.norm(X - centres, axis=1), 1.0)
+    centers = np.where(y[:, None] == 0, [0.0, 0.0], [1.0, 0.5])
+    np.testing.assert_allclose(np.linalg.norm(X - centers, axis=1), 1.0)
     assert X[y == 0, 1].min() > -1e-12 and X[y == 1, 1].max() < 0.5 + 1e-12   # upper half, lower half
     with pytest.raises(ValueError, match="factor"):
         generate_circles(300, factor=1.0)

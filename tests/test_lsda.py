@@ -163,7 +163,7 @@ def test_all_pairs_operator_is_the_dense_problem():
     np.testing.assert_array_equal(D_w.toarray(), np.diag(W_w.toarray().sum(axis=1)))
 
 
-def test_every_neighbour_is_all_pairs():
+def test_every_neighbor_is_all_pairs():
     """With n - 1 neighbours every pair is linked: the same fit as n_neighbors=0."""
     X, y = _data(n_per_class=6)
     a = LSDA(n_neighbors=0, beta=0.4).fit(X, y)

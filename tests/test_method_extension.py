@@ -81,7 +81,7 @@ def test_the_registry_line_is_all_the_engine_needs(monkeypatch):
     monkeypatch.setitem(registry.METHODS, "toy", registry._builtin("toy", ToyProjection, True, registry._rank_bound))
     check_experiments(CONFIG)
     spec = registry.METHODS["toy"]
-    assert spec.params == () and spec.neighbours == {} and spec.ordered
+    assert spec.params == () and spec.neighbors == {} and spec.ordered
     assert spec.tags == ProjectionTags(first_columns=True, linear_map=True)    # what its class declares
     assert registry.max_components("toy", 60, 10, 64) == 59
 
@@ -125,7 +125,7 @@ def test_the_toy_passes_the_general_tests(toy):
     check_estimator(estimator, expected_failed_checks=test_estimator_checks._expected_failures(estimator))
     for test in (test_methods.test_nested_columns, test_methods.test_transform_first_is_the_prefix_of_transform,
                  test_methods.test_identical_bits_for_identical_input, test_methods.test_invariant_to_permuting_samples,
-                 test_methods.test_transform_is_centred_linear_projection,
+                 test_methods.test_transform_is_centered_linear_projection,
                  test_methods.test_too_many_components_is_a_clear_error,
                  test_methods.test_single_class_and_nonfinite_are_clear_errors):
         test(estimator)
@@ -141,7 +141,7 @@ def test_the_toy_meets_the_degenerate_input_contract(toy, monkeypatch, capfd):
     for test in (degenerate.test_constant_data_is_refused, degenerate.test_duplicate_rows_within_classes,
                  degenerate.test_duplicate_rows_across_classes, degenerate.test_identical_classes,
                  degenerate.test_class_of_one_sample, degenerate.test_values_near_the_float64_limit_are_refused,
-                 degenerate.test_tiny_differences_are_refused, degenerate.test_fewer_samples_than_neighbours,
+                 degenerate.test_tiny_differences_are_refused, degenerate.test_fewer_samples_than_neighbors,
                  degenerate.test_two_samples, degenerate.test_one_sample_is_refused):
         test("toy")
     for scale in (0.5, 1e-130):

@@ -93,9 +93,9 @@ def _faces_like(n_per_class=10, n_classes=4, d=50, seed=0):
     """Low-rank-plus-noise classes, d > n (the face-recognition regime)."""
     rng = np.random.default_rng(seed)
     basis = rng.standard_normal((8, d))
-    centres = rng.standard_normal((n_classes, 8)) * 3
+    centers = rng.standard_normal((n_classes, 8)) * 3
     y = np.repeat(np.arange(n_classes), n_per_class)
-    X = (centres[y] + rng.standard_normal((len(y), 8))) @ basis + 0.3 * rng.standard_normal((len(y), d))
+    X = (centers[y] + rng.standard_normal((len(y), 8))) @ basis + 0.3 * rng.standard_normal((len(y), d))
     return X, y
 
 
@@ -146,7 +146,7 @@ def test_invariant_to_permuting_samples(est):
 
 
 @pytest.mark.parametrize("est", LINEAR, ids=lambda e: repr(e))
-def test_transform_is_centred_linear_projection(est):
+def test_transform_is_centered_linear_projection(est):
     X, y = _faces_like()
     fitted = clone(est).fit(X, y)
     assert fitted.components_.shape == (fitted.n_components_, X.shape[1])

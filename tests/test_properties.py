@@ -83,7 +83,7 @@ def _assert_within_classes(M, y):
 
 @CHECKS
 @given(graph_problem())
-def test_neighbour_graphs_symmetric_laplacians_and_class_separation(problem):
+def test_neighbor_graphs_symmetric_laplacians_and_class_separation(problem):
     X, y, k, supervised = problem
     nbhd = kneighbors(X, k, y if supervised else None)
     rows = nbhd.rows()
@@ -113,7 +113,7 @@ def test_neighbour_graphs_symmetric_laplacians_and_class_separation(problem):
 # found by hypothesis in CI: a squared difference of 8e-317 made Q + r tr(Q) I underflow, and w NaN
 @example(problem=(np.array([[0.0], [9.06663349e-159]]), np.array([0, 0]), "all", False),
          regularisation=("trace", 1e-3))
-def test_lle_weights_rows_sum_to_one_on_the_neighbours_only(problem, regularisation):
+def test_lle_weights_rows_sum_to_one_on_the_neighbors_only(problem, regularisation):
     X, y, k, supervised = problem
     nbhd = kneighbors(X, k, y if supervised else None)
     mode, reg = regularisation
@@ -131,7 +131,7 @@ def test_lle_weights_rows_sum_to_one_on_the_neighbours_only(problem, regularisat
 
 @CHECKS
 @given(graph_problem(), st.sampled_from(["linear", "rbf"]), st.sampled_from([0.1, 1.0, 10.0]))
-def test_local_krr_weights_stay_on_the_neighbours(problem, kernel, reg):
+def test_local_krr_weights_stay_on_the_neighbors(problem, kernel, reg):
     X, y, k, supervised = problem
     nbhd = kneighbors(X, k, y if supervised else None)
     A = _dense(local_krr_weights(X, nbhd, reg=reg, kernel=kernel))

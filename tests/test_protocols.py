@@ -78,8 +78,8 @@ def test_job_config_asks_for_curves_only_in_the_curve_protocol():
 
 def _blobs(seed=0, n_per_class=12, n_classes=4, n_features=30):
     rng = np.random.default_rng(seed)
-    centres = rng.normal(scale=2.0, size=(n_classes, n_features))
-    X = np.concatenate([c + rng.normal(size=(n_per_class, n_features)) for c in centres])
+    centers = rng.normal(scale=2.0, size=(n_classes, n_features))
+    X = np.concatenate([c + rng.normal(size=(n_per_class, n_features)) for c in centers])
     return X, np.repeat(np.arange(n_classes), n_per_class)
 
 
@@ -113,8 +113,8 @@ def test_cv_chooses_the_dimension_a_constructed_problem_needs():
     angles = 2 * np.pi * np.arange(8) / 8
 
     def circle(n_per_class):
-        centres = 10.0 * np.column_stack([np.cos(angles), np.sin(angles)])    # variance 50 per direction
-        signal = np.repeat(centres, n_per_class, axis=0) + rng.normal(scale=1.0, size=(8 * n_per_class, 2))
+        centers = 10.0 * np.column_stack([np.cos(angles), np.sin(angles)])    # variance 50 per direction
+        signal = np.repeat(centers, n_per_class, axis=0) + rng.normal(scale=1.0, size=(8 * n_per_class, 2))
         noise = rng.normal(scale=4.0, size=(8 * n_per_class, 40))              # variance 16 per direction
         return np.hstack([signal, noise]), np.repeat(np.arange(8), n_per_class)
 

@@ -7,7 +7,7 @@ from sklearn.decomposition import PCA
 from sklearn.neighbors import KNeighborsClassifier
 
 from locproj.engine import results, selection
-from locproj.engine.neighbor_counts import WITHIN_CLASS, NeighbourRule
+from locproj.engine.neighbor_counts import WITHIN_CLASS, NeighborRule
 from locproj.engine.results import read_result, write_result
 from locproj.engine.selection import (
     choose,
@@ -40,7 +40,7 @@ def make_rolled(params):
     return RolledColumns(**params)
 
 
-WITHIN = NeighbourRule({"n_neighbors": WITHIN_CLASS})   # n_neighbors counts same-class neighbours
+WITHIN = NeighborRule({"n_neighbors": WITHIN_CLASS})   # n_neighbors counts same-class neighbours
 
 
 def cube_problem(n_per_class, seed):
@@ -55,27 +55,27 @@ def cube_problem(n_per_class, seed):
 # --------------------------------------------------------------------------- grid
 
 
-def test_neighbour_grid_filters_below_m_and_resolves_m_minus_1():
+def test_neighbor_grid_filters_below_m_and_resolves_m_minus_1():
     X, y = np.ones((20, 2)), np.repeat(np.arange(2), 10)
     spec = {"n_neighbors": [5, 10, 20, "m-1"]}
-    assert resolve_grid(spec, X, y, m=30, neighbours=WITHIN) == [{"n_neighbors": v} for v in (5, 10, 20, 29)]
-    assert resolve_grid(spec, X, y, m=20, neighbours=WITHIN) == [{"n_neighbors": v} for v in (5, 10, 19)]
-    assert resolve_grid(spec, X, y, m=6, neighbours=WITHIN) == [{"n_neighbors": 5}]  # 5 and m-1=5 de-duplicated
-    assert resolve_grid(spec, X, y, m=5, neighbours=WITHIN) == [{"n_neighbors": 4}]
-    assert resolve_grid(spec, X, y, neighbours=WITHIN) == [{"n_neighbors": v} for v in (5, 9)]  # m from y
-    k_within = NeighbourRule({"k": WITHIN_CLASS})
-    assert resolve_grid({"k": [5, "m-1"]}, X, y, m=5, neighbours=k_within) == [{"k": 4}]
+    assert resolve_grid(spec, X, y, m=30, neighbors=WITHIN) == [{"n_neighbors": v} for v in (5, 10, 20, 29)]
+    assert resolve_grid(spec, X, y, m=20, neighbors=WITHIN) == [{"n_neighbors": v} for v in (5, 10, 19)]
+    assert resolve_grid(spec, X, y, m=6, neighbors=WITHIN) == [{"n_neighbors": 5}]  # 5 and m-1=5 de-duplicated
+    assert resolve_grid(spec, X, y, m=5, neighbors=WITHIN) == [{"n_neighbors": 4}]
+    assert resolve_grid(spec, X, y, neighbors=WITHIN) == [{"n_neighbors": v} for v in (5, 9)]  # m from y
+    k_within = NeighborRule({"k": WITHIN_CLASS})
+    assert resolve_grid({"k": [5, "m-1"]}, X, y, m=5, neighbors=k_within) == [{"k": 4}]
     # undeclared: "m-1" resolves, nothing is filtered
     assert resolve_grid({"k": [5, "m-1"]}, X, y, m=5) == [{"k": 5}, {"k": 4}]
     with pytest.raises(ValueError, match=r"grid for 'k' has no value < m=5: \[5, 8\] \(k counts neighbours within"):
-        resolve_grid({"k": [5, 8]}, X, y, m=5, neighbours=k_within)
+        resolve_grid({"k": [5, 8]}, X, y, m=5, neighbors=k_within)
 
 
 def test_heat_width_is_multiple_of_sigma0_squared_and_product_order():
     X = np.array([[3.0, 4.0], [0.0, 1.0]])  # norms 5 and 1 -> sigma0 = 3
     assert sigma0_squared(X) == 9.0
     grid = resolve_grid({"n_neighbors": [5, "m-1"], "t": {"sigma0_sq_times": [0.0625, 1, 16]}}, X, [0, 1], m=7,
-                        neighbours=WITHIN)
+                        neighbors=WITHIN)
     assert grid == [{"n_neighbors": k, "t": t} for k in (5, 6) for t in (0.5625, 9.0, 144.0)]
 
 
@@ -108,12 +108,12 @@ def test_cv_picks_informative_columns_and_p3():
     assert choose(cv.error) == (1, 3)
 
 
-def test_cv_caps_neighbour_count_per_fold_and_records_it():
+def test_cv_caps_neighbor_count_per_fold_and_records_it():
     X, y = cube_problem(5, seed=2)
-    grid = resolve_grid({"n_neighbors": [5, 10, 20, "m-1"]}, X, y, m=5, neighbours=WITHIN)
+    grid = resolve_grid({"n_neighbors": [5, 10, 20, "m-1"]}, X, y, m=5, neighbors=WITHIN)
     assert grid == [{"n_neighbors": 4}]
     # the fake asserts k < class count
-    cv = cross_validate(make_rolled, grid, X, y, n_folds=5, p_max=10, seed=0, neighbours=WITHIN)
+    cv = cross_validate(make_rolled, grid, X, y, n_folds=5, p_max=10, seed=0, neighbors=WITHIN)
     assert [(r["fold"], r["requested"], r["used"]) for r in cv.capped] == [(f, 4, 3) for f in range(5)]
     assert WITHIN.cap({"n_neighbors": 2, "t": 1.0}, y) == ({"n_neighbors": 2, "t": 1.0}, [])
 

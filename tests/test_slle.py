@@ -326,7 +326,7 @@ def test_noise_variances_peak_where_the_manifold_bends():
     assert bends > 2 * flat
 
 
-def test_subset_selection_draws_uniformly_when_no_neighbourhood_has_noise_beyond_m():
+def test_subset_selection_draws_uniformly_when_no_neighborhood_has_noise_beyond_m():
     # m >= d leaves nothing beyond the embedding: every sigma_i^2 is 0 and all samples are alike
     drawn = select_subset(np.zeros(50), 20, random_state=0)
     assert len(set(drawn)) == 20 and drawn.max() < 50

@@ -198,8 +198,8 @@ def test_train_and_test_panels_share_the_fit_and_the_checks_list_errors(blobs_fi
 def test_border_samples_are_the_outermost_points_and_medians_follow_the_bins():
     Z = np.array([[0.0, 0.0], [0.1, 0.2], [5.0, 0.0], [-5.0, 0.0], [0.0, 3.0], [0.0, -3.0]])
     assert sorted(border_samples(Z, 4).tolist()) == [2, 3, 4, 5]
-    centres, medians = binned_medians([0.0, 0.1, 0.9, 1.0], [1.0, 3.0, 5.0, 5.0], bins=2)
-    assert centres.tolist() == [0.25, 0.75] and medians.tolist() == [2.0, 5.0]
+    centers, medians = binned_medians([0.0, 0.1, 0.9, 1.0], [1.0, 3.0, 5.0, 5.0], bins=2)
+    assert centers.tolist() == [0.25, 0.75] and medians.tolist() == [2.0, 5.0]
 
 
 @pytest.mark.parametrize("change, message", [

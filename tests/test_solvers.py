@@ -272,15 +272,15 @@ def test_errors():
         solve_embedding(X, L, D)
 
 
-def test_centred_kernel_fast_basis_agrees_with_the_eigen_basis():
+def test_centered_kernel_fast_basis_agrees_with_the_eigen_basis():
     from sklearn.metrics.pairwise import rbf_kernel
     from sklearn.preprocessing import KernelCenterer
 
-    from locproj.core.solvers import _CentredKernelBasis
+    from locproj.core.solvers import _CenteredKernelBasis
 
     X, _, L, D = _problem(30, 6)
     K = KernelCenterer().fit_transform(rbf_kernel(X, gamma=0.2))
-    assert isinstance(pca_basis(K, whiten=True, symmetric=True), _CentredKernelBasis)
+    assert isinstance(pca_basis(K, whiten=True, symmetric=True), _CenteredKernelBasis)
     fast = solve_embedding(K, L, D, center=False, symmetric=True)
     slow = solve_embedding(K, L, D, center=False)  # generic PCA path (eigh of K^T K)
     assert fast.rank == slow.rank == 29

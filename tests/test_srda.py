@@ -37,8 +37,8 @@ def _classes(n=300, d=20, c=4, seed=0, shift=1.0):
     """Gaussian classes of unequal sizes with labels given in no particular order."""
     rng = np.random.default_rng(seed)
     y = rng.choice(np.array([7, 2, 5, 11, 3, 9])[:c], size=n, p=np.arange(1, c + 1) / (c * (c + 1) / 2))
-    centres = shift * rng.standard_normal((y.max() + 1, d))
-    return centres[y] + rng.standard_normal((n, d)) + 3.0, y
+    centers = shift * rng.standard_normal((y.max() + 1, d))
+    return centers[y] + rng.standard_normal((n, d)) + 3.0, y
 
 
 def _ridge(X, y, alpha):
@@ -65,8 +65,8 @@ def test_responses_are_the_gram_schmidt_of_the_class_indicators(c):
     np.testing.assert_allclose(Y.T @ Y, np.eye(c - 1), atol=1e-12)          # orthonormal
     np.testing.assert_allclose(np.ones(97) @ Y, 0.0, atol=1e-12)            # orthogonal to 1
     indicators = (y[:, None] == np.unique(y)[None, :]).astype(float)
-    centred = indicators - indicators.mean(axis=0)                         # rank c - 1
-    assert _max_angle(Y, centred) < 1e-10                                  # the centred indicator space
+    centered = indicators - indicators.mean(axis=0)                         # rank c - 1
+    assert _max_angle(Y, centered) < 1e-10                                  # the centred indicator space
     np.testing.assert_allclose(srda_responses(y_index, c, 1), Y[:, :1])
 
 

@@ -18,14 +18,14 @@ dataset, m, n_splits = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 data = read_dataset_file(f"data/processed/{dataset}.h5")
 splits = read_splits(f"results/splits/{dataset}_m{m}.h5")
 GAMMAS = {"sigma0_sq_times": [0.0625, 0.125, 0.25, 0.5, 1, 2, 4, 8, 16]}
-NEIGHBOURS = [5, 10, 20, "m-1"]
+NEIGHBORS = [5, 10, 20, "m-1"]
 
 readings = {
     **{f"llp scale={s} center={c}": ("llp", s, {"kernel": "linear", "center": c},
-                                      {"n_neighbors": NEIGHBOURS, "reg": [0.1, 1, 10]})
+                                      {"n_neighbors": NEIGHBORS, "reg": [0.1, 1, 10]})
        for s, c in itertools.product(["raw", "unit_interval", "unit_norm"], [True, False])},
     **{f"lpp scale={s} columns={cs}": ("lpp", s, {"weight": "heat", "column_scaling": cs},
-                                       {"n_neighbors": NEIGHBOURS, "gamma": GAMMAS})
+                                       {"n_neighbors": NEIGHBORS, "gamma": GAMMAS})
        for s, cs in itertools.product(["raw", "unit_norm"], ["unit", "constraint"])},
     **{f"lda scale={s} columns={cs}": ("lda", s, {"column_scaling": cs}, None)
        for s, cs in itertools.product(["raw"], ["unit", "constraint"])},

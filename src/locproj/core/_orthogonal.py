@@ -50,7 +50,7 @@ from ._eigh import eigh_selected
 from ._memo import LastInput, remembered
 from .solvers import (
     Embedding,
-    _centred,
+    _centered,
     _check_square,
     _clusters,
     _eigenvalue_scale,
@@ -106,7 +106,7 @@ def solve_orthogonal_sequence(X, L, B=None, *, n_components: int | None = None, 
     X = np.asarray(X, dtype=float)
     _check_inputs(X, L, B)
     memo = _DATA_MEMO.values_for(X, np.asarray(center))
-    mean, Xc = remembered(memo, ("centred",), lambda: _centred(X, center))
+    mean, Xc = remembered(memo, ("centred",), lambda: _centered(X, center))
     basis = remembered(memo, ("pca_basis", pca_tol), lambda: pca_basis(Xc, whiten=False, tol=pca_tol))
     r = basis.rank
     k = check_n_components(n_components, r)

@@ -212,8 +212,8 @@ def check_penalty_spread(X, W_p, n_pairs) -> None:
     for start in range(0, len(P.data), step):  # edges in blocks of at most _PAIR_BLOCK entries
         diff = X[P.row[start:start + step]] - X[P.col[start:start + step]]
         spread += float(np.einsum("ij,ij->", diff, diff))
-    centred = X - X.mean(axis=0)
-    total = float(np.einsum("ij,ij->", centred, centred))
+    centered = X - X.mean(axis=0)
+    total = float(np.einsum("ij,ij->", centered, centered))
     if spread > max(X.shape) * np.finfo(float).eps * total:
         return
     raise ValueError(

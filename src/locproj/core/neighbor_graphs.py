@@ -46,7 +46,7 @@ __all__ = [
     "geodesic_graph",
     "geodesic_distances",
     "isometric_distances",
-    "double_centred_squares",
+    "double_centered_squares",
     "isometric_tau",
 ]
 
@@ -141,7 +141,7 @@ def _check_n_neighbors(n_neighbors, group_size: int, what: str) -> int:
 # --------------------------------------------------------------------------- neighbour search
 
 
-_NEIGHBOURS_MEMO = LastInput()  # neighbour lists of the last (X, y), per n_neighbors
+_NEIGHBORS_MEMO = LastInput()  # neighbour lists of the last (X, y), per n_neighbors
 _PRECOMPUTED_MAX = 500  # groups up to this size: exact distance blocks, one 'precomputed' search
 
 
@@ -175,7 +175,7 @@ def kneighbors(X, n_neighbors=5, y=None) -> Neighborhoods:
     larger groups use ``NearestNeighbors(algorithm='brute')`` each.
     """
     X = check_finite(X)
-    memo = _NEIGHBOURS_MEMO.values_for(X, np.asarray(y, dtype=object) if y is None else np.asarray(y))
+    memo = _NEIGHBORS_MEMO.values_for(X, np.asarray(y, dtype=object) if y is None else np.asarray(y))
     # keyed by type too: True must not find the entry of 1 (it is refused, not searched)
     return remembered(memo, (type(n_neighbors), n_neighbors), lambda: _search(X, n_neighbors, y).read_only())
 
@@ -414,7 +414,7 @@ def geodesic_distances(graph) -> np.ndarray:
     return shortest_path(graph, method="D", directed=False)
 
 
-def double_centred_squares(G: np.ndarray) -> np.ndarray:
+def double_centered_squares(G: np.ndarray) -> np.ndarray:
     """Isomap's ``tau(G) = -H S H / 2`` with ``S_ij = G_ij^2`` and ``H = I - 1 1^T / n`` the
     centring matrix: the inner products of the points whose distances are ``G`` (if they are
     Euclidean).  ``G`` symmetric."""
@@ -446,7 +446,7 @@ def isometric_distances(X, n_neighbors, y=None, far_ratio: float = FAR_RATIO) ->
         groups = [np.arange(n)]
     else:
         groups = _class_groups(y)[1]
-    k = _neighbour_count(n_neighbors)
+    k = _neighbor_count(n_neighbors)
     D = np.full((n, n), np.inf)
     largest = 0.0
     for g in groups:
@@ -463,7 +463,7 @@ def isometric_distances(X, n_neighbors, y=None, far_ratio: float = FAR_RATIO) ->
     return D
 
 
-def _neighbour_count(n_neighbors) -> float:
+def _neighbor_count(n_neighbors) -> float:
     """``n_neighbors`` (a positive int, or 'all': infinite) as a number; else a ``ValueError``."""
     if isinstance(n_neighbors, str) and n_neighbors == "all":
         return np.inf
@@ -473,5 +473,5 @@ def _neighbour_count(n_neighbors) -> float:
 
 def isometric_tau(D: np.ndarray) -> np.ndarray:
     """``tau(D)`` symmetrised as ``IsoP.m`` does (``max(tau, tau^T)``: equal up to rounding)."""
-    tau = double_centred_squares(D)
+    tau = double_centered_squares(D)
     return np.maximum(tau, tau.T)

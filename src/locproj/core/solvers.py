@@ -172,7 +172,7 @@ class _ComplementBasis:
 
 
 @dataclass(frozen=True)
-class _CentredKernelBasis(_ComplementBasis):
+class _CenteredKernelBasis(_ComplementBasis):
     """:class:`_ComplementBasis` for a centred kernel matrix ``K`` (``K 1 = 0``) of rank
     ``n - 1``: ``S = Q^T K Q`` (positive definite) and ``T = Q S^{-1}`` give ``K T = Q``;
     ``T`` is applied through the Cholesky factor of ``S``, so no eigen-decomposition is needed."""
@@ -206,7 +206,7 @@ def _reflect_both(A: np.ndarray, v: np.ndarray) -> np.ndarray:
     return out
 
 
-def _centred_kernel_basis(K: np.ndarray) -> _CentredKernelBasis | None:
+def _centered_kernel_basis(K: np.ndarray) -> _CenteredKernelBasis | None:
     """The fast basis when ``K`` is centred and safely of rank ``n - 1`` (else None)."""
     n = len(K)
     scale = np.abs(K).max(initial=0.0)
@@ -217,7 +217,7 @@ def _centred_kernel_basis(K: np.ndarray) -> _CentredKernelBasis | None:
     chol, rcond = cholesky_rcond((S + S.T) / 2)
     if rcond <= _FAST_PATH_RCOND:
         return None
-    return _CentredKernelBasis(v=v, cho=(chol, False))
+    return _CenteredKernelBasis(v=v, cho=(chol, False))
 
 
 def pca_basis(Xc: np.ndarray, *, whiten: bool, tol: float | None = None,
@@ -232,7 +232,7 @@ def pca_basis(Xc: np.ndarray, *, whiten: bool, tol: float | None = None,
     if tol is None:
         tol = 10 * max(n, d) * np.finfo(float).eps
     if symmetric:
-        fast = _centred_kernel_basis(Xc) if whiten else None
+        fast = _centered_kernel_basis(Xc) if whiten else None
         if fast is not None:
             return fast
         lam, V = scipy.linalg.eigh(Xc)
@@ -253,14 +253,14 @@ def pca_basis(Xc: np.ndarray, *, whiten: bool, tol: float | None = None,
     # C order: every fit maps its solution through T (a_b would copy a Fortran-ordered T each time)
     T = np.ascontiguousarray(U / np.sqrt(lam[keep]) if whiten else U)
     Y = a_b(Xc, T)
-    if whiten and len(T.T) == n - 1 and _is_centred(Xc):  # Y spans 1^perp: use Q instead
+    if whiten and len(T.T) == n - 1 and _is_centered(Xc):  # Y spans 1^perp: use Q instead
         v = _householder_to_constant(n)
         QtY = _reflect_rows(Y, v)[1:]  # Q^T Y, so that X~ T Y^T Q = Y Y^T Q = Q
         return _ComplementBasis(v=v, T=a_b(T, np.ascontiguousarray(QtY.T)))
     return _Basis(T=T, Y=Y, orthonormal=not whiten)
 
 
-def _is_centred(Xc: np.ndarray) -> bool:
+def _is_centered(Xc: np.ndarray) -> bool:
     scale = np.abs(Xc).max(initial=0.0)
     return bool(np.abs(Xc.sum(axis=0)).max(initial=0.0) <= 100 * len(Xc) * np.finfo(float).eps * scale)
 
@@ -350,7 +350,7 @@ def solve_embedding(X, L, B=None, *, constraint: str = "B", n_components: int | 
     X = np.asarray(X, dtype=float)
     memo = _DATA_MEMO.values_for(X, np.asarray(center))
     _check_problem(X, L, B, constraint, symmetric, center, memo)
-    mean, Xc = remembered(memo, ("centred",), lambda: _centred(X, center))
+    mean, Xc = remembered(memo, ("centred",), lambda: _centered(X, center))
     basis, N, shortcut = _working_basis(Xc, B, constraint, pca_tol, symmetric, memo)
     r = basis.rank
     k = check_n_components(n_components, r)
@@ -450,7 +450,7 @@ def _sandwich(Y: np.ndarray, L) -> np.ndarray:
     return at_b(Y, np.asarray(L @ Y))
 
 
-def _centred(X: np.ndarray, center: bool) -> tuple[np.ndarray, np.ndarray]:
+def _centered(X: np.ndarray, center: bool) -> tuple[np.ndarray, np.ndarray]:
     """``(mean, X - mean)``, or zeros and ``X`` itself when not centring."""
     if not center:
         return np.zeros(X.shape[1]), X

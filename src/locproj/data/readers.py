@@ -489,7 +489,7 @@ def _generated_sine_manifold(spec: dict, seed: int | None) -> RawData:
 
 def _generated_four_clusters(spec: dict, seed: int | None) -> RawData:
     """Paper 002's Fig. 1 toy (:mod:`locproj.data.toys`): labels 0 and 1."""
-    options = {key: float(spec[key]) for key in ("centre",) if key in spec}
+    options = {"center": float(spec["centre"])} if "centre" in spec else {}     # the config key keeps its name
     if "noise" in spec:
         options["sd"] = float(spec["noise"])
     X, y = generate_four_clusters(int(spec.get("n_samples", 200)), seed=spec.get("seed", seed), **options)

@@ -28,7 +28,7 @@ CORNERS = np.array([[-1.0, 1.0], [1.0, -1.0], [-1.0, -1.0], [1.0, 1.0]])
 CLUSTER_CLASSES = np.array([1, 1, 0, 0])
 
 
-def generate_four_clusters(n_samples: int = 200, *, sd: float = 0.5, centre: float = 2.0,
+def generate_four_clusters(n_samples: int = 200, *, sd: float = 0.5, center: float = 2.0,
                            seed: int | None = 0) -> tuple[np.ndarray, np.ndarray]:
     """Draw the four-cluster toy with ``Generator(PCG64(seed))`` (= ``np.random.default_rng(seed)``).
 
@@ -40,8 +40,8 @@ def generate_four_clusters(n_samples: int = 200, *, sd: float = 0.5, centre: flo
     sd : float
         Standard deviation of each coordinate about the cluster centre (paper 002 Fig. 1: our
         reading 0.5).
-    centre : float
-        Clusters at ``(+-centre, +-centre)`` (our reading 2).
+    center : float
+        Clusters at ``(+-center, +-center)`` (our reading 2; the config key is ``centre``).
     seed : int or None
 
     Returns
@@ -50,12 +50,12 @@ def generate_four_clusters(n_samples: int = 200, *, sd: float = 0.5, centre: flo
     y : ndarray of shape (n_samples,)
         0 or 1 (:data:`CLUSTER_CLASSES`): opposite corners share a class.
     """
-    if n_samples < 4 or n_samples % 4 or sd < 0 or centre <= 0:
+    if n_samples < 4 or n_samples % 4 or sd < 0 or center <= 0:
         raise ValueError(f"need n_samples a positive multiple of 4, sd >= 0 and centre > 0, "
-                         f"got {n_samples}, {sd} and {centre}")
+                         f"got {n_samples}, {sd} and {center}")
     rng = np.random.Generator(np.random.PCG64(seed))
     cluster = np.repeat(np.arange(4), n_samples // 4)
-    X = centre * CORNERS[cluster] + sd * rng.standard_normal((n_samples, N_FEATURES))
+    X = center * CORNERS[cluster] + sd * rng.standard_normal((n_samples, N_FEATURES))
     return X, CLUSTER_CLASSES[cluster].astype(np.int64)
 
 

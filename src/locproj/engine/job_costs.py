@@ -145,21 +145,21 @@ def training_size(partition: str, samples: int, classes: int) -> tuple[int, int]
     return n, max(1, n // classes)
 
 
-def grid_points(method_entry: dict, m: int, neighbours=None) -> int:
+def grid_points(method_entry: dict, m: int, neighbors=None) -> int:
     """Grid points of a method's inner CV at m per class (counts of neighbours within the class
     >= m dropped: ``neighbours``, the method's :class:`~locproj.engine.neighbor_counts.NeighbourRule`)."""
     from .selection import resolve_grid
 
     X = np.ones((2, 1))
-    return len(resolve_grid((method_entry or {}).get("grid"), X, np.array([0, 1]), m=m, neighbours=neighbours))
+    return len(resolve_grid((method_entry or {}).get("grid"), X, np.array([0, 1]), m=m, neighbors=neighbors))
 
 
-def _neighbour_rule(config: dict, method: str, entry: dict):
+def _neighbor_rule(config: dict, method: str, entry: dict):
     """The neighbour rule of a method entry (:meth:`locproj.engine.registry.MethodSpec.neighbour_rule`)."""
     from .config import method_folders
     from .registry import method_spec
 
-    return method_spec(method, entry, method_folders(config)).neighbour_rule(entry.get("fixed"))
+    return method_spec(method, entry, method_folders(config)).neighbor_rule(entry.get("fixed"))
 
 
 def work_terms(n_train: int, n_test: int, n_features: int, n_folds: int, n_grid: int, p_max: int,
@@ -189,7 +189,7 @@ def split_terms(config: dict, experiment: str, dataset: str, partition: str, met
     if entry.get("pca_first"):
         features = min(features, int(entry["pca_first"]))
     raw = method == "raw"
-    n_grid = 1 if raw else grid_points(entry, m, _neighbour_rule(config, method, entry))
+    n_grid = 1 if raw else grid_points(entry, m, _neighbor_rule(config, method, entry))
     terms = work_terms(n_train, max(samples - n_train, 1), features, spec.get("n_folds", 5), n_grid,
                        spec.get("p_max", 300), raw=raw)
     return entry.get("estimator") or entry.get("method", method), terms

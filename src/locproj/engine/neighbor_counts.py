@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["ALL_POINTS", "BETWEEN_CLASS_PAIRS", "KINDS", "NeighbourRule", "WITHIN_CLASS",
+__all__ = ["ALL_POINTS", "BETWEEN_CLASS_PAIRS", "KINDS", "NeighborRule", "WITHIN_CLASS",
            "WITHIN_CLASS_IF_SUPERVISED", "check_declaration", "fit_limit"]
 
 WITHIN_CLASS = "within_class"
@@ -79,7 +79,7 @@ def _is_count(value) -> bool:
 
 
 @dataclass(frozen=True)
-class NeighbourRule:
+class NeighborRule:
     """A method's neighbour declaration (``kinds``: parameter -> kind) with the values its fits use
     when a grid point does not set them (``defaults``: the entry's ``fixed`` parameters over the
     estimator's defaults, for the declared parameters and ``supervised``).  The empty rule filters

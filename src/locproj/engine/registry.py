@@ -59,7 +59,7 @@ from .neighbor_counts import (
     BETWEEN_CLASS_PAIRS,
     WITHIN_CLASS,
     WITHIN_CLASS_IF_SUPERVISED,
-    NeighbourRule,
+    NeighborRule,
     check_declaration,
 )
 
@@ -133,7 +133,7 @@ class MethodSpec:
     ordered: bool = True
     classifier: bool = False
     source: dict | None = None
-    neighbours: Mapping[str, str] = field(default_factory=dict)
+    neighbors: Mapping[str, str] = field(default_factory=dict)
     defaults: Mapping[str, object] = field(default_factory=dict)
     tags: ProjectionTags = field(default_factory=ProjectionTags)
 
@@ -153,16 +153,16 @@ class MethodSpec:
     def max_components(self, n_samples: int, n_classes: int, n_features: int) -> int:
         return self.bound(n_samples, n_classes, n_features)
 
-    def neighbour_rule(self, fixed: Mapping | None = None) -> NeighbourRule:
+    def neighbor_rule(self, fixed: Mapping | None = None) -> NeighborRule:
         """Its neighbour declaration with the values a fit uses where a grid point sets none: the
         entry's ``fixed`` parameters, else the estimator's defaults."""
         values = {**self.defaults, **(fixed or {})}
-        names = [*self.neighbours, "supervised"]
-        return NeighbourRule(kinds=self.neighbours, defaults={name: values[name] for name in names if name in values})
+        names = [*self.neighbors, "supervised"]
+        return NeighborRule(kinds=self.neighbors, defaults={name: values[name] for name in names if name in values})
 
 
 def _builtin(name: str, cls: type, supervised: bool, bound: Callable[[int, int, int], int], fixed: dict | None = None,
-             classifier: bool = False, ordered: bool = True, neighbours: dict | None = None,
+             classifier: bool = False, ordered: bool = True, neighbors: dict | None = None,
              tags: ProjectionTags | None = None) -> MethodSpec:
     """The built-in method ``name``: ``cls`` with the parameters ``fixed`` (those its config name
     fixes), taking every other parameter of ``cls().get_params()``; ``neighbours``: what each of its
@@ -172,7 +172,7 @@ def _builtin(name: str, cls: type, supervised: bool, bound: Callable[[int, int, 
     defaults = example.get_params()
     params = tuple(key for key in defaults if key != "n_components" and key not in fixed)
     return MethodSpec(name, partial(cls, **fixed) if fixed else cls, params, supervised, bound, ordered=ordered,
-                      classifier=classifier, neighbours=check_declaration(neighbours, params, f"method {name!r}"),
+                      classifier=classifier, neighbors=check_declaration(neighbors, params, f"method {name!r}"),
                       defaults=defaults, tags=tags or projection_tags(example))
 
 
@@ -195,18 +195,18 @@ METHODS: dict[str, MethodSpec] = {
         _builtin("pca", PCA, False, _rank_bound, {"svd_solver": "full", "random_state": None},
                  tags=ProjectionTags(linear_map=True)),
         _builtin("lda", Fisherfaces, True, _lda_bound),
-        _builtin("lpp", LocalityPreservingProjection, True, _rank_bound, neighbours=_CLASS_GRAPH),
-        _builtin("klpp", KernelLPP, True, _rank_bound, neighbours=_CLASS_GRAPH),
-        _builtin("llp", LocalLearningProjection, True, _rank_bound, neighbours=_CLASS_GRAPH),
-        _builtin("lea", LocallyEmbeddedAnalysis, True, _rank_bound, neighbours=_CLASS_GRAPH),
+        _builtin("lpp", LocalityPreservingProjection, True, _rank_bound, neighbors=_CLASS_GRAPH),
+        _builtin("klpp", KernelLPP, True, _rank_bound, neighbors=_CLASS_GRAPH),
+        _builtin("llp", LocalLearningProjection, True, _rank_bound, neighbors=_CLASS_GRAPH),
+        _builtin("lea", LocallyEmbeddedAnalysis, True, _rank_bound, neighbors=_CLASS_GRAPH),
         # the k-th neighbour within the class sets each point's local scaling
-        _builtin("lfda", LocalFisherDiscriminantAnalysis, True, _rank_bound, neighbours={"n_neighbors": WITHIN_CLASS}),
+        _builtin("lfda", LocalFisherDiscriminantAnalysis, True, _rank_bound, neighbors={"n_neighbors": WITHIN_CLASS}),
         _builtin("sklearn_lle", LocallyLinearEmbedding, False, _rank_bound,
                  {"method": "standard", "eigen_solver": "dense", "random_state": None},
-                 neighbours={"n_neighbors": ALL_POINTS}),
-        _builtin("lle", SupervisedLLE, False, _rank_bound, {"alpha": 0.0}, neighbours={"n_neighbors": ALL_POINTS}),
+                 neighbors={"n_neighbors": ALL_POINTS}),
+        _builtin("lle", SupervisedLLE, False, _rank_bound, {"alpha": 0.0}, neighbors={"n_neighbors": ALL_POINTS}),
         # SLLE's neighbours come from the point's class (004 §4; alpha < 1 lets others in at a distance)
-        _builtin("slle", SupervisedLLE, True, _rank_bound, neighbours={"n_neighbors": WITHIN_CLASS}),
+        _builtin("slle", SupervisedLLE, True, _rank_bound, neighbors={"n_neighbors": WITHIN_CLASS}),
         _builtin("lpk", LocalProjectionKernelSVC, True, _raw_bound, classifier=True),
         _builtin("gpk", LocalProjectionKernelSVC, True, _raw_bound, {"n_regions": 1}, classifier=True),
         # the rest of the graph-embedding family (Cai's toolbox, Yan et al.'s MFA) and SRDA, whose c - 1
@@ -214,11 +214,11 @@ METHODS: dict[str, MethodSpec] = {
         # best p-dimensional projection: its p is its n_components (c - 1 by default)
         # LSDA's k counts among all points (its graph is split by class afterwards; 0 links every pair)
         _builtin("lsda", LocalitySensitiveDiscriminantAnalysis, True, _rank_bound,
-                 neighbours={"n_neighbors": ALL_POINTS}),
-        _builtin("olpp", OrthogonalLPP, True, _rank_bound, neighbours=_CLASS_GRAPH),
+                 neighbors={"n_neighbors": ALL_POINTS}),
+        _builtin("olpp", OrthogonalLPP, True, _rank_bound, neighbors=_CLASS_GRAPH),
         _builtin("mfa", MarginalFisherAnalysis, True, _rank_bound,
-                 neighbours={"n_neighbors": WITHIN_CLASS, "n_penalty_pairs": BETWEEN_CLASS_PAIRS}),
-        _builtin("isop", IsometricProjection, False, _rank_bound, neighbours=_CLASS_GRAPH),
+                 neighbors={"n_neighbors": WITHIN_CLASS, "n_penalty_pairs": BETWEEN_CLASS_PAIRS}),
+        _builtin("isop", IsometricProjection, False, _rank_bound, neighbors=_CLASS_GRAPH),
         _builtin("srda", SpectralRegressionDiscriminantAnalysis, True, _class_bound, ordered=False),
     ]
 }
@@ -273,11 +273,11 @@ def method_spec(entry_name: str, entry: dict | None, search=(), source: dict | N
 
     supervised = entry.get("supervised", True)
     defaults = cls().get_params()
-    neighbours = check_declaration(entry.get("neighbours"), defaults, f"method {entry_name!r}")
+    neighbors = check_declaration(entry.get("neighbours"), defaults, f"method {entry_name!r}")
     tags = projection_tags(cls(), **{name: entry[name] for name in DECLARABLE if name in entry})
     return MethodSpec(entry_name, cls if supervised else without_labels(cls), tuple(defaults), supervised,
                       bound, ordered=entry.get("ordered", False), classifier=classifier, source=found,
-                      neighbours=neighbours, defaults=defaults, tags=tags if supervised else wrapped(tags, "estimator"))
+                      neighbors=neighbors, defaults=defaults, tags=tags if supervised else wrapped(tags, "estimator"))
 
 
 def estimator_factory(spec: MethodSpec | str, fixed: dict, pca_first: int | None = None):

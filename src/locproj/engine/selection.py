@@ -62,7 +62,7 @@ import numpy as np
 from locproj.engine.config import RAW_METHOD
 from locproj.core.evaluation import DEFAULT_MAX_BYTES, error_rates, predict_all_p, predict_at_p
 from locproj.engine.method_failures import check_output, failure_record, failure_text
-from locproj.engine.neighbor_counts import NeighbourRule
+from locproj.engine.neighbor_counts import NeighborRule
 from locproj.engine.results import plain
 
 if TYPE_CHECKING:
@@ -91,7 +91,7 @@ def _resolve_m_expression(value, m):
     return m + (int(offset) if sign == "+" else -int(offset)) if sign else m
 
 
-def _resolve_values(name, spec, X_train, m, neighbours: NeighbourRule):
+def _resolve_values(name, spec, X_train, m, neighbors: NeighborRule):
     if isinstance(spec, Mapping):
         if set(spec) == {"sigma0_sq_times"}:
             scale = sigma0_squared(X_train)
@@ -102,10 +102,10 @@ def _resolve_values(name, spec, X_train, m, neighbours: NeighbourRule):
         raise ValueError(f"grid spec for {name!r}: unknown form {dict(spec)!r}")
     if isinstance(spec, str) or not isinstance(spec, Sequence):
         spec = [spec]
-    return neighbours.grid_values(name, [_resolve_m_expression(v, m) for v in spec], m)
+    return neighbors.grid_values(name, [_resolve_m_expression(v, m) for v in spec], m)
 
 
-def resolve_grid(method_grid_spec, X_train, y_train, m=None, *, neighbours: NeighbourRule | None = None):
+def resolve_grid(method_grid_spec, X_train, y_train, m=None, *, neighbors: NeighborRule | None = None):
     """Turn a configuration grid spec into a list of concrete hyper-parameter dicts.
 
     Parameters
@@ -128,9 +128,9 @@ def resolve_grid(method_grid_spec, X_train, y_train, m=None, *, neighbours: Neig
     """
     if m is None:
         m = int(np.unique(y_train, return_counts=True)[1].min())
-    neighbours = neighbours or NeighbourRule()
+    neighbors = neighbors or NeighborRule()
     resolved = {
-        name: _resolve_values(name, spec, X_train, m, neighbours)
+        name: _resolve_values(name, spec, X_train, m, neighbors)
         for name, spec in (method_grid_spec or {}).items()
     }
     return [dict(zip(resolved, combo)) for combo in itertools.product(*resolved.values())]
@@ -258,7 +258,7 @@ def folds_for(y, n_folds: int) -> int:
 
 
 def cross_validate(new_estimator: Callable, grid: Sequence[Mapping], X, y, *, n_folds=5, p_max=300, p_limit=None,
-                   classifier="1nn", classifier_params=None, seed=0, neighbours: NeighbourRule | None = None,
+                   classifier="1nn", classifier_params=None, seed=0, neighbors: NeighborRule | None = None,
                    max_bytes=DEFAULT_MAX_BYTES, n_jobs=1, ordered=True, on_error="raise",
                    tags: ProjectionTags | None = None) -> CVResult:
     """K-fold CV error of every grid point for every p, one fit per (fold, grid point).
@@ -303,7 +303,7 @@ def cross_validate(new_estimator: Callable, grid: Sequence[Mapping], X, y, *, n_
     CVResult
     """
     X, y = np.asarray(X), np.asarray(y)
-    neighbours = neighbours or NeighbourRule()
+    neighbors = neighbors or NeighborRule()
     n_folds = folds_for(y, n_folds)
     folds = _folds(X, y, n_folds, seed)
     fold_error = np.full((n_folds, len(grid), p_max), np.nan)
@@ -314,7 +314,7 @@ def cross_validate(new_estimator: Callable, grid: Sequence[Mapping], X, y, *, n_
         limit = min(p_max, _limit(p_limit, X_fit, y_fit))
         cache = {}
         for index, point in enumerate(grid):
-            params, changes = neighbours.cap(point, y_fit)
+            params, changes = neighbors.cap(point, y_fit)
             capped += [
                 {"fold": fold, "grid_index": index, "param": n, "requested": r, "used": u}
                 for n, r, u in changes
@@ -461,7 +461,7 @@ class SplitResult:
 
 def run_split(X_train, y_train, X_test, y_test, *, method, new_estimator=None, grid_spec=None, m=None, p_max=300,
               p_limit=None, classifier="1nn", classifier_params=None, n_folds=5, seed=0, test_indices=None, meta=None,
-              neighbours: NeighbourRule | None = None, max_bytes=DEFAULT_MAX_BYTES, n_jobs=1, test_curve=False,
+              neighbors: NeighborRule | None = None, max_bytes=DEFAULT_MAX_BYTES, n_jobs=1, test_curve=False,
               ordered=True, on_error="raise", tags: ProjectionTags | None = None) -> SplitResult:
     """Resolve the grid, cross-validate, refit on the whole training part and test.
 
@@ -511,18 +511,18 @@ def run_split(X_train, y_train, X_test, y_test, *, method, new_estimator=None, g
     if method == RAW_METHOD or new_estimator is None:
         return _raw_split(X_train, y_train, X_test, y_test, n_folds, seed, predict_options, common)
 
-    neighbours = neighbours or NeighbourRule()
-    grid = resolve_grid(grid_spec, X_train, y_train, m, neighbours=neighbours)
+    neighbors = neighbors or NeighborRule()
+    grid = resolve_grid(grid_spec, X_train, y_train, m, neighbors=neighbors)
     start = time.perf_counter()
     cv = cross_validate(
         new_estimator, grid, X_train, y_train, n_folds=n_folds, p_max=p_max, p_limit=p_limit, seed=seed,
-        neighbours=neighbours, ordered=ordered, on_error=on_error, tags=tags, **predict_options,
+        neighbors=neighbors, ordered=ordered, on_error=on_error, tags=tags, **predict_options,
     )
     cv_seconds = time.perf_counter() - start
     _report_cv(method, cv, len(grid) * common["n_folds"], meta)
     grid_index, p = choose(cv.error)
 
-    params, changes = neighbours.cap(grid[grid_index], y_train)
+    params, changes = neighbors.cap(grid[grid_index], y_train)
     capped = cv.capped + [
         {"fold": -1, "grid_index": grid_index, "param": n, "requested": r, "used": u} for n, r, u in changes
     ]

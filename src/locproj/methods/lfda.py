@@ -27,9 +27,9 @@ def lfda_laplacians(X, y, n_neighbors: int = 7):
     W_lw = sparse.csr_array((A.data / n_c, (A.row, A.col)), shape=(n, n))
     W_rest = sparse.csr_array((A.data * (1.0 / n - 1.0 / n_c) - 1.0 / n, (A.row, A.col)), shape=(n, n))
     L_w, _ = laplacian(W_lw)
-    centring = LinearOperator((n, n), matvec=lambda v: v - v.mean(), matmat=lambda V: V - V.mean(axis=0),
+    centering = LinearOperator((n, n), matvec=lambda v: v - v.mean(), matmat=lambda V: V - V.mean(axis=0),
                               rmatvec=lambda v: v - v.mean(), dtype=float)
-    L_b = centring + aslinearoperator(laplacian(W_rest)[0])
+    L_b = centering + aslinearoperator(laplacian(W_rest)[0])
     return L_b, L_w
 
 

@@ -174,8 +174,8 @@ class SpectralRegressionDiscriminantAnalysis(LinearProjection):
         elif self.solver_ == "dual":
             A, rhs, total = self._fit_dual(X, mean, Y)
         else:
-            rhs = _centred_rmatmat(X, mean, Y)
-            total = _centred_sq_norm(X, mean)
+            rhs = _centered_rmatmat(X, mean, Y)
+            total = _centered_sq_norm(X, mean)
             _check_between(self, rhs, total, n, d)
             A = self._fit_lsqr(X, mean, Y)
         self._warn_dependent(rhs, k, n, d)
@@ -235,8 +235,8 @@ class SpectralRegressionDiscriminantAnalysis(LinearProjection):
             G = (X.T @ X).toarray()
             G -= n * np.outer(mean, mean)
             G = G.T  # symmetric: the same matrix, Fortran-ordered for LAPACK
-            rhs = _centred_rmatmat(X, mean, Y)
-            total = _centred_sq_norm(X, mean)
+            rhs = _centered_rmatmat(X, mean, Y)
+            total = _centered_sq_norm(X, mean)
         else:
             G = np.zeros((d, d), order="F")
             rhs = np.zeros((d, Y.shape[1]))
@@ -264,10 +264,10 @@ class SpectralRegressionDiscriminantAnalysis(LinearProjection):
                 Xc = X[:, start:start + step] - mean[start:start + step]
                 K = blas.dsyrk(1.0, Xc.T, trans=1, beta=1.0, c=K, overwrite_c=True)  # upper of Xc Xc^T
         total = float(np.trace(K))
-        rhs = _centred_rmatmat(X, mean, Y)
+        rhs = _centered_rmatmat(X, mean, Y)
         _check_between(self, rhs, total, n, d)
         Z = self._cholesky_solve(K, Y, "X~ X~^T")
-        return _centred_rmatmat(X, mean, Z), rhs, total
+        return _centered_rmatmat(X, mean, Z), rhs, total
 
     def _cholesky_solve(self, G, B, name):
         """Solve ``(G + alpha I) Z = B`` from the upper triangle of G (overwritten)."""
@@ -321,12 +321,12 @@ class SpectralRegressionDiscriminantAnalysis(LinearProjection):
 # ---------------------------------------------------------------------- centred products without forming X~
 
 
-def _centred_rmatmat(X, mean, Z) -> np.ndarray:
+def _centered_rmatmat(X, mean, Z) -> np.ndarray:
     """``X~^T Z = X^T Z - mean (1^T Z)``."""
     return np.asarray(X.T @ Z) - np.outer(mean, Z.sum(axis=0))
 
 
-def _centred_sq_norm(X, mean) -> float:
+def _centered_sq_norm(X, mean) -> float:
     """``||X~||_F^2`` as a sum of non-negative terms (no cancellation), dense or sparse."""
     if not sp.issparse(X):
         step = max(1, _CHUNK_ENTRIES // X.shape[1])

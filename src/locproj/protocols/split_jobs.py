@@ -182,7 +182,7 @@ class SplitProtocol(Protocol):
             classifier=job["classifier"], classifier_params=job["classifier_params"],
             n_folds=job["n_folds"], seed=fold_seed, test_indices=test, n_jobs=n_jobs,
             test_curve=job.get("test_curve", False), ordered=spec is None or spec.ordered, on_error=on_error_of(job),
-            neighbours=None if spec is None else spec.neighbour_rule(job["method_spec"].get("fixed")),
+            neighbors=None if spec is None else spec.neighbor_rule(job["method_spec"].get("fixed")),
             tags=None if spec is None else factory_tags(spec, pca_first),
             meta={"experiment": job["experiment"], "dataset": job["dataset"], "m": size, "split": split},
         )

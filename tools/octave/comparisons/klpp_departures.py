@@ -59,7 +59,7 @@ def _rk(Kc, A, B):
     return R @ A, R @ B
 
 
-def centred(K):
+def centered(K):
     return KernelCenterer().fit_transform(K)
 
 
@@ -103,7 +103,7 @@ if "C" in SECTIONS and KGE_PATCHED is not None:
           "Householder 1^perp basis if rcond(Q'KcQ) > 1e-8, else eigenvalues > sqrt(10 n eps) max ==")
     n = len(Xs)
     for tk in (5.0, 15.0, 30.0, 60.0, 120.0):
-        Kc = centred(rbf_kernel(Xs, gamma=1 / (2 * tk * tk)))
+        Kc = centered(rbf_kernel(Xs, gamma=1 / (2 * tk * tk)))
         lam = np.sort(np.linalg.eigvalsh(Kc))[::-1]
         theirs_keep = int(np.sum(lam / lam[0] >= 1e-6))
         r = run_octave([dict(fea=Xs, method="KLPP", wopts=GS[1], mopts=dict(KernelType="Gaussian", t=tk,
@@ -123,7 +123,7 @@ if "C" in SECTIONS and KGE_PATCHED is not None:
     n = len(Xo)
     for tk in (1500.0, 4000.0, 8000.0, 16000.0):
         g = 1 / (2 * tk * tk)
-        Kc = centred(rbf_kernel(Xo, gamma=g))
+        Kc = centered(rbf_kernel(Xo, gamma=g))
         lam = np.sort(np.linalg.eigvalsh(Kc))[::-1]
         r = run_octave([dict(fea=Xo, method="KLPP", wopts=GO[1],
                              mopts=dict(KernelType="Gaussian", t=tk, ReducedDim=1000.0), patched=1.0)], tag="klC2")[0]
@@ -178,7 +178,7 @@ if "E" in SECTIONS:
     deg = our_W(Xo, None, 5, "heat", 2e6, False).sum(1)
     for kname, tk in (("Gaussian", 1500.0), ("Linear", None)):
         K = rbf_kernel(Xo, gamma=1 / (2 * tk * tk)) if kname == "Gaussian" else Xo @ Xo.T
-        Kc = centred(K)
+        Kc = centered(K)
         scale = np.mean(np.einsum("ij,j,ji->i", Kc, deg, Kc))  # mean diag of K D K
         kw = dict(kernel="rbf", gamma=1 / (2 * tk * tk)) if kname == "Gaussian" else dict(kernel="linear")
         est = ours(Xo, yo, GO, **kw)
@@ -220,7 +220,8 @@ if "F" in SECTIONS and KGE_PATCHED is not None:
         for label, kw in (("gamma=1, coef0=%g" % coef0, dict(kernel="poly", degree=2, gamma=1.0, coef0=coef0)),
                           ("our defaults gamma=None, coef0=1", dict(kernel="poly", degree=2))):
             est = ours(Xn, ys, GS, **kw)
-            Kc = centred(pairwise_kernels(Xn, metric="poly", degree=2, gamma=kw.get("gamma"), coef0=kw.get("coef0", 1)))
+            Kc = centered(pairwise_kernels(Xn, metric="poly", degree=2, gamma=kw.get("gamma"),
+                                           coef0=kw.get("coef0", 1)))
             c = compare(r["V"], 1 - r["e"], est.dual_coef_, est.eigenvalues_, metric=Kc)
             print(f"  {kname} d=2 vs ours {label:32s}: cols {c['m_theirs']}/{c['m_ours']}; "
                   f"max|dlam| {c['dlam_max']:.2e}; "

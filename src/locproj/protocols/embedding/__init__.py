@@ -27,7 +27,7 @@ from pathlib import Path
 
 from ...engine.config import NAME_PATTERN, data_file
 from ..base import JobRule, Output, Protocol, comparison_files, estimator_source, figures_and_metadata
-from .checks import novel_placement_fraction, turn_neighbour_fraction
+from .checks import novel_placement_fraction, turn_neighbor_fraction
 from .drawing import binned_medians, plot_figure
 from .options import COLOURS, PANEL_KINDS, by_import_path, check_spec, fit_params, method_entry
 from .panels import border_samples, input_space_basis, read_panel, run_panel
@@ -37,7 +37,7 @@ from .tables import checks_table, compare_checks, write_check_comparison, write_
 __all__ = [
     "PANEL_KINDS", "COLOURS", "aggregate_embedding", "binned_medians", "border_samples", "check_spec", "checks_table",
     "input_space_basis", "novel_placement_fraction", "novel_split", "per_class_split", "plot_figure",
-    "read_panel", "run_panel", "select_samples", "turn_neighbour_fraction", "write_checks",
+    "read_panel", "run_panel", "select_samples", "turn_neighbor_fraction", "write_checks",
 ]
 
 

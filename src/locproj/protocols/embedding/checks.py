@@ -17,7 +17,7 @@ def _ranks(order) -> np.ndarray:
     return ranks
 
 
-def turn_neighbour_fraction(Z, order) -> float:
+def turn_neighbor_fraction(Z, order) -> float:
     """Fraction of points whose two nearest neighbours in ``Z`` are their two neighbours in the turn.
 
     Parameters
@@ -110,7 +110,7 @@ def settled_iteration(values, rtol: float = 0.01) -> int:
 
 
 def order_checks(Z_train, train, Z_novel, novel, dims: int) -> dict:
-    checks = {"turn_neighbour_fraction": turn_neighbour_fraction(Z_train[:, :dims], train)}
+    checks = {"turn_neighbour_fraction": turn_neighbor_fraction(Z_train[:, :dims], train)}
     if len(novel):
         checks["novel_placement_fraction"] = novel_placement_fraction(
             Z_train[:, :dims], train, Z_novel[:, :dims], novel)

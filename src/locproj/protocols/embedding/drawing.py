@@ -375,8 +375,8 @@ def _draw_attribute(figure, spec: dict, result: dict, left: float, top: float) -
     ax = _scatter_axes(figure, 2, left, top)
     style = _colours(spec, result)["train"] if isinstance(spec.get("colour"), dict) else {"c": "C0"}
     ax.scatter(result["train_feature"], result["train_attribute"], s=6, zorder=2, **style)
-    centres, medians = binned_medians(result["train_feature"], result["train_attribute"])
-    ax.plot(centres, medians, color="k", linewidth=1.2, zorder=3, label="median in 20 bins of x")
+    centers, medians = binned_medians(result["train_feature"], result["train_attribute"])
+    ax.plot(centers, medians, color="k", linewidth=1.2, zorder=3, label="median in 20 bins of x")
     ax.legend(fontsize="x-small", loc="upper right")
     default = [f"$x_{spec.get('feature', 0) + 1}$", spec["attribute"]]
     xlabel, ylabel = spec.get("axis_labels") or default
@@ -395,8 +395,8 @@ def binned_medians(x, values, bins: int = 20) -> tuple[np.ndarray, np.ndarray]:
     edges = np.linspace(x.min(), x.max(), bins + 1)
     which = np.clip(np.digitize(x, edges) - 1, 0, bins - 1)
     filled = [b for b in range(bins) if np.any(which == b)]
-    centres = (edges[:-1] + edges[1:]) / 2
-    return centres[filled], np.array([np.median(values[which == b]) for b in filled])
+    centers = (edges[:-1] + edges[1:]) / 2
+    return centers[filled], np.array([np.median(values[which == b]) for b in filled])
 
 
 def _colours(spec: dict, result: dict) -> dict:

@@ -323,8 +323,8 @@ def overlay_arrays(panel: dict, fitted, arrays: dict, spec) -> dict:
         W = np.asarray(fitted.projections_, dtype=float)          # (p, d, r)
         X = arrays["train_input"]
         eta = fitted.gating_function(X)
-        centres = (eta.T @ X) / eta.sum(axis=0)[:, None]          # (p, 2)
-        out["projection_origins"] = np.repeat(centres, W.shape[2], axis=0)
+        centers = (eta.T @ X) / eta.sum(axis=0)[:, None]          # (p, 2)
+        out["projection_origins"] = np.repeat(centers, W.shape[2], axis=0)
         out["projection_vectors"] = np.moveaxis(W, 2, 1).reshape(-1, W.shape[1])
     return out
 

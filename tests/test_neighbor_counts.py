@@ -14,7 +14,7 @@ from locproj.engine.neighbor_counts import (
     KINDS,
     WITHIN_CLASS,
     WITHIN_CLASS_IF_SUPERVISED,
-    NeighbourRule,
+    NeighborRule,
     check_declaration,
     fit_limit,
 )
@@ -45,13 +45,13 @@ AUDIT = {
 }
 
 
-def test_every_built_in_method_declares_what_its_neighbour_parameters_count():
-    assert {name: dict(METHODS[name].neighbours) for name in AUDIT} == AUDIT
+def test_every_built_in_method_declares_what_its_neighbor_parameters_count():
+    assert {name: dict(METHODS[name].neighbors) for name in AUDIT} == AUDIT
     for name, spec in METHODS.items():     # every declared name is a parameter it takes
-        assert set(spec.neighbours) <= set(spec.params), name
+        assert set(spec.neighbors) <= set(spec.params), name
 
 
-def test_every_neighbour_parameter_of_the_configs_is_declared():
+def test_every_neighbor_parameter_of_the_configs_is_declared():
     """Every method entry by import path with a parameter named like a neighbour count declares it
     (Isomap's n_neighbors counts among all points; the example's own method within the class)."""
     for path in ["config/config.yaml", "config/papers_smoke.yaml", "config/own_method_example.yaml"]:
@@ -92,13 +92,13 @@ def test_fit_limits():
 
 def test_grid_filter_and_caps_follow_the_declaration():
     y = np.repeat([0, 1], [4, 6])
-    rule = NeighbourRule({"n_neighbors": WITHIN_CLASS, "n_penalty_pairs": BETWEEN_CLASS_PAIRS})
+    rule = NeighborRule({"n_neighbors": WITHIN_CLASS, "n_penalty_pairs": BETWEEN_CLASS_PAIRS})
     assert rule.grid_values("n_neighbors", [2, 4, 8], m=5) == [2, 4]
     assert rule.grid_values("n_penalty_pairs", [10, 40], m=5) == [10, 40]
     capped, changes = rule.cap({"n_neighbors": 8, "n_penalty_pairs": 40}, y)
     assert capped == {"n_neighbors": 3, "n_penalty_pairs": 24} and changes == [("n_neighbors", 8, 3),
                                                                                ("n_penalty_pairs", 40, 24)]
-    everyone = NeighbourRule({"n_neighbors": ALL_POINTS})
+    everyone = NeighborRule({"n_neighbors": ALL_POINTS})
     assert everyone.grid_values("n_neighbors", [0, 2, 32], m=5) == [0, 2, 32]
     assert everyone.cap({"n_neighbors": 32}, y) == ({"n_neighbors": 9}, [("n_neighbors", 32, 9)])
     assert everyone.cap({"n_neighbors": 0}, y) == ({"n_neighbors": 0}, [])   # LSDA's all pairs
@@ -107,11 +107,11 @@ def test_grid_filter_and_caps_follow_the_declaration():
 
 def test_supervised_decides_the_conditional_kind():
     y = np.repeat([0, 1], [4, 6])
-    supervised = NeighbourRule({"n_neighbors": WITHIN_CLASS_IF_SUPERVISED}, {"supervised": True})
+    supervised = NeighborRule({"n_neighbors": WITHIN_CLASS_IF_SUPERVISED}, {"supervised": True})
     assert supervised.grid_values("n_neighbors", [2, 8], m=4) == [2]
     assert supervised.cap({"n_neighbors": 8}, y)[0] == {"n_neighbors": 3}
     assert supervised.cap({"n_neighbors": 8, "supervised": False}, y)[0] == {"n_neighbors": 8, "supervised": False}
-    unsupervised = NeighbourRule({"n_neighbors": WITHIN_CLASS_IF_SUPERVISED}, {"supervised": False})
+    unsupervised = NeighborRule({"n_neighbors": WITHIN_CLASS_IF_SUPERVISED}, {"supervised": False})
     assert unsupervised.grid_values("n_neighbors", [2, 8], m=4) == [2, 8]
     assert unsupervised.cap({"n_neighbors": 12}, y)[0] == {"n_neighbors": 9}
 
@@ -120,12 +120,12 @@ def test_a_default_or_fixed_value_no_grid_names_is_capped_too():
     """``lpp: {}``: LPP's default n_neighbors = 5 on folds with 3 images per class is capped to 2;
     a fixed value likewise (LFDA's 7); a value the fit can use is left alone (and recorded nowhere)."""
     y = np.repeat(np.arange(4), 3)
-    rule = METHODS["lpp"].neighbour_rule({})
+    rule = METHODS["lpp"].neighbor_rule({})
     assert rule.cap({}, y) == ({"n_neighbors": 2}, [("n_neighbors", 5, 2)])
-    lfda = METHODS["lfda"].neighbour_rule({"n_neighbors": 7})
+    lfda = METHODS["lfda"].neighbor_rule({"n_neighbors": 7})
     assert lfda.cap({}, y) == ({"n_neighbors": 2}, [("n_neighbors", 7, 2)])
-    assert METHODS["lpp"].neighbour_rule({"n_neighbors": 2}).cap({}, y) == ({}, [])
-    assert METHODS["lpp"].neighbour_rule({"supervised": False}).cap({}, y) == ({}, [])   # 5 of 11 others: fine
+    assert METHODS["lpp"].neighbor_rule({"n_neighbors": 2}).cap({}, y) == ({}, [])
+    assert METHODS["lpp"].neighbor_rule({"supervised": False}).cap({}, y) == ({}, [])   # 5 of 11 others: fine
 
 
 def test_lpp_with_defaults_runs_where_its_default_exceeds_the_folds():
@@ -138,7 +138,7 @@ def test_lpp_with_defaults_runs_where_its_default_exceeds_the_folds():
     test = np.setdiff1d(np.arange(48), train)
     spec = METHODS["lpp"]
     result = run_split(X[train], y[train], X[test], y[test], method="lpp", new_estimator=estimator_factory(spec, {}),
-                       m=5, n_folds=3, p_max=10, neighbours=spec.neighbour_rule({}))
+                       m=5, n_folds=3, p_max=10, neighbors=spec.neighbor_rule({}))
     assert {(c["requested"], c["used"]) for c in result.capped if c["fold"] >= 0} == {(5, 2)}   # 3 per class at least
     assert [(c["fold"], c["requested"], c["used"]) for c in result.capped if c["fold"] < 0] == [(-1, 5, 4)]
     assert result.params == {"n_neighbors": 4} and 0 <= result.test_error < 0.5
@@ -166,19 +166,19 @@ def test_all_points_grids_keep_values_above_m_and_cap_them_per_fold():
     y = np.repeat(np.arange(6), 5)
     X = rng.standard_normal((30, 12)) + rng.standard_normal((6, 12))[y]
     spec = METHODS["lsda"]
-    rule = spec.neighbour_rule({})
-    grid = resolve_grid({"n_neighbors": [0, 2, 4, 8, 16, 32]}, X, y, m=5, neighbours=rule)
+    rule = spec.neighbor_rule({})
+    grid = resolve_grid({"n_neighbors": [0, 2, 4, 8, 16, 32]}, X, y, m=5, neighbors=rule)
     assert [point["n_neighbors"] for point in grid] == [0, 2, 4, 8, 16, 32]
-    cv = cross_validate(estimator_factory(spec, {}), grid, X, y, n_folds=5, p_max=8, neighbours=rule)
+    cv = cross_validate(estimator_factory(spec, {}), grid, X, y, n_folds=5, p_max=8, neighbors=rule)
     assert {(c["grid_index"], c["requested"], c["used"]) for c in cv.capped} == {(5, 32, 23)}
     assert np.all(np.isfinite(cv.error[:, :5]))
 
 
-def test_an_entry_by_import_path_declares_its_neighbours(tmp_path):
+def test_an_entry_by_import_path_declares_its_neighbors(tmp_path):
     entry = {"estimator": "sklearn.manifold:Isomap", "supervised": False, "neighbours": {"n_neighbors": "all_points"}}
     spec = method_spec("isomap", entry)
-    assert dict(spec.neighbours) == {"n_neighbors": ALL_POINTS}
-    assert spec.neighbour_rule({"n_components": 2}).defaults == {"n_neighbors": 5}
-    assert method_spec("isomap", {**entry, "neighbours": {}}).neighbour_rule().kinds == {}
+    assert dict(spec.neighbors) == {"n_neighbors": ALL_POINTS}
+    assert spec.neighbor_rule({"n_components": 2}).defaults == {"n_neighbors": 5}
+    assert method_spec("isomap", {**entry, "neighbours": {}}).neighbor_rule().kinds == {}
     with pytest.raises(ValueError, match=r"method 'isomap': neighbours names 'k'"):
         method_spec("isomap", {**entry, "neighbours": {"k": "all_points"}})

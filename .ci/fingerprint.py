@@ -5,12 +5,14 @@
 Each line is ``path<TAB>item<TAB>sha256``, sorted:
 
 - every table and text result (``*.csv``, ``*.md``, ``*.tex``, ``*.yaml``): its bytes; in
-  ``metadata.yaml`` the ``versions`` block is left out (package versions are not results);
+  ``metadata.yaml`` the ``versions`` and ``code`` blocks are left out (package versions and the
+  code's commit are provenance, not results);
 - every result HDF5 file: each array (dtype, shape and bytes) and each attribute (its value's
   repr), one line each, so a difference names the array or attribute that moved.
 
 Left out as measured rather than computed: the ranks' ``timing.*``, any array or attribute whose
-name ends in ``seconds``, the ``version_*`` attributes; and figures (``*.png``, ``*.pdf``) and logs.
+name ends in ``seconds``, the ``version_*`` attributes and those naming the code (``code_digest``,
+``git_commit``, ``git_dirty``); and figures (``*.png``, ``*.pdf``) and logs.
 Two runs of the same workflow that computed the same results give the same lines.
 """
 
@@ -25,6 +27,9 @@ import numpy as np
 import yaml
 
 MEASURED_FILES = ("timing.csv", "timing.md")
+#: What names the code that made a result (locproj.core._io.code_provenance): provenance, which
+#: moves with every commit, not a result.
+PROVENANCE_OF_CODE = ("code_digest", "git_commit", "git_dirty")
 SKIPPED_SUFFIXES = (".png", ".pdf", ".log", ".tmp")
 
 
@@ -34,7 +39,7 @@ def digest(data: bytes) -> str:
 
 def measured(name: str) -> bool:
     leaf = name.rsplit("/", 1)[-1]
-    return leaf.endswith("seconds") or leaf.startswith("version_")
+    return leaf.endswith("seconds") or leaf.startswith("version_") or leaf in PROVENANCE_OF_CODE
 
 
 def array_bytes(value) -> bytes:
@@ -70,6 +75,7 @@ def file_lines(path: Path) -> list[tuple[str, str, str]]:
     if path.name == "metadata.yaml":
         metadata = yaml.safe_load(path.read_text())
         metadata.pop("versions", None)
+        metadata.pop("code", None)
         return [(str(path), "", digest(yaml.safe_dump(metadata, sort_keys=True).encode()))]
     return [(str(path), "", digest(path.read_bytes()))]
 

@@ -61,11 +61,38 @@ def _check_cost_sizes(config: dict, protocol, spec: dict) -> None:
         dataset_size(config, dataset)
 
 
-def job_rules(config: dict, experiment: str, script: str | None = None):
+def job_rules(config: dict, experiment: str, script: str | None = None, scripts=None):
     """The Snakemake rules of an experiment's jobs (:class:`locproj.protocols.base.JobRule`); with
-    ``script``, those that run that script of ``workflow/scripts``."""
-    rules = protocol_of(config["experiments"][experiment]).job_rules(config, experiment)
-    return [rule for rule in rules if script is None or rule.script == script]
+    ``script``, those that run that script of ``workflow/scripts`` (the folder ``scripts``). Each
+    rule's params carry ``code``, the digest of the code its job runs (:func:`job_code`)."""
+    protocol = protocol_of(config["experiments"][experiment])
+    return [_with_code(rule, protocol, scripts) for rule in protocol.job_rules(config, experiment)
+            if script is None or rule.script == script]
+
+
+def _with_code(rule, protocol, scripts):
+    import dataclasses
+
+    def code(wildcards):
+        params = {name: value(wildcards) if callable(value) else value for name, value in rule.params.items()}
+        return job_code(protocol, protocol.job_method(params), rule.script, scripts)
+
+    return dataclasses.replace(rule, params={**rule.params, "code": code})
+
+
+def job_code(protocol, spec, script: str, scripts=None) -> str:
+    """The digest of the code a job of ``protocol`` runs (:mod:`locproj.engine.code_digests`): the
+    runner's and the protocol's modules, the module of its method (``spec``, a
+    :class:`~locproj.engine.registry.MethodSpec`, or None) with what it imports, its job ``script``
+    (found in the folder ``scripts`` unless absolute) and a user's method file."""
+    from pathlib import Path
+
+    from .engine.code_digests import job_code_digest
+
+    path = Path(script) if Path(script).is_absolute() or scripts is None else Path(scripts) / script
+    method_code = (spec.source or {}).get("code_sha256") if spec is not None else None
+    return job_code_digest(type(protocol).__module__, path if path.is_file() else None,
+                           spec.module if spec is not None else None, method_code)
 
 
 def job_config(config: dict, experiment: str, dataset: str, method: str, block=None) -> dict:

@@ -11,6 +11,7 @@ from pathlib import Path
 from threadpoolctl import threadpool_limits
 
 from .errors import ConfigError, UserError, schema_error
+from .core._io import set_job_code
 from .engine.method_failures import set_rule_log
 
 
@@ -90,6 +91,7 @@ def run_rule(snakemake, main) -> None:
     if snakemake.log:
         handlers.append(logging.FileHandler(snakemake.log[0], mode="w"))
         set_rule_log(snakemake.log[0])
+    set_job_code(snakemake.params.get("code"))     # the digest of the code it runs, for its provenance
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
                         handlers=handlers, force=True)
     log = logging.getLogger(f"locproj.rule.{snakemake.rule}")

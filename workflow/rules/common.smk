@@ -61,6 +61,8 @@ try:
 except UserError as error:
     raise SystemExit(user_error_message(error))
 
+# the job scripts, whose code is part of each job's code digest (locproj.experiments.job_code)
+SCRIPTS = Path(workflow.basedir) / "workflow" / "scripts"
 DATASETS = config["datasets"]
 VIEWS = config.get("views", {})
 MIRROR = config.get("data_mirror")
@@ -150,6 +152,25 @@ def fidelity_figures(target):
         for paper in papers_within(config.get("targets", {}), EXPERIMENTS)[target]
         if paper in FIDELITY
     ]
+
+
+def aggregate_outputs(experiment):
+    """The named outputs of an experiment's aggregation (locproj.protocols.base.Output). In the
+    report they sit on their paper's page (REPORT_CATEGORIES), under the experiment's name.
+    """
+    page = dict(category=REPORT_CATEGORIES[experiment], subcategory=experiment)
+    outputs = {}
+    for output in experiment_outputs(EXPERIMENTS[experiment], experiment):
+        path = directory(output.path) if output.folder else output.path
+        if output.caption is None:
+            outputs[output.name] = path
+        elif output.folder:
+            outputs[output.name] = report(
+                path, patterns=["{name}.png"], caption=output.caption, **page
+            )
+        else:
+            outputs[output.name] = report(path, caption=output.caption, **page)
+    return outputs
 
 
 def job_script(scope):

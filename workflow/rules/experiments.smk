@@ -2,75 +2,12 @@
 # experiment's job rules as its protocol gives them (one job per block of splits, block of r values
 # or panel), then one aggregation per experiment and a target rule asking for what it writes.
 #
-# Snakemake records the `script:` line of a rule, indentation included, as the rule's code and
-# reruns a job whose line changed. So the jobs that run run_job.py keep the line (two loops deep)
-# and the panels that run embed_panel.py theirs (one loop deep) that they have always had, and
-# results made before stay up to date: do not merge these two loops, nor fold them into the third
-# (tests/test_workflow.py guards their lines). Any other job script gets its rule from the third.
-for _experiment in EXPERIMENTS:
-    for _job in job_rules(config, _experiment, script="run_job.py"):
-
-        rule:
-            name:
-                _job.name
-            input:
-                **_job.input,
-            output:
-                _job.output,
-            log:
-                _job.log,
-            wildcard_constraints:
-                **_job.wildcard_constraints,
-            priority: _job.priority
-            conda:
-                "../envs/locproj.yaml"
-            threads: config.get("threads", 1)
-            resources:
-                mem_mb=_job.mem_mb,
-                runtime=_job.runtime,
-            params:
-                **_job.params,
-            script:
-                "../scripts/run_job.py"
-
-
-for _job in [
-    j for e in EXPERIMENTS for j in job_rules(config, e, script="embed_panel.py")
-]:
-
-    rule:
-        name:
-            _job.name
-        input:
-            **_job.input,
-        output:
-            _job.output,
-        log:
-            _job.log,
-        wildcard_constraints:
-            **_job.wildcard_constraints,
-        priority: _job.priority
-        conda:
-            "../envs/locproj.yaml"
-        threads: config.get("threads", 1)
-        resources:
-            mem_mb=_job.mem_mb,
-            runtime=_job.runtime,
-        params:
-            **_job.params,
-        script:
-            "../scripts/embed_panel.py"
-
-
-# The jobs of any other script (a new protocol's own, in workflow/scripts or by absolute path), with
-# nothing to add here: the script is read from the loop's job when the rule is defined, and from the
-# rule itself when its job runs, since the loop's variable holds the last job by then (job_script).
-for _job in [
-    j
-    for e in EXPERIMENTS
-    for j in job_rules(config, e)
-    if j.script not in ("run_job.py", "embed_panel.py")
-]:
+# A job's params carry the digest of the code it runs (`code`: locproj.engine.code_digests), and the
+# profiles rerun a job when its params, input, mtime or software environment change, not when the
+# text of its rule does: so one loop defines every job rule, whatever its script. The script is read
+# from the loop's job when the rule is defined, and from the rule itself when its job runs, since
+# the loop's variable holds the last job by then (job_script).
+for _job in [j for e in EXPERIMENTS for j in job_rules(config, e, scripts=SCRIPTS)]:
 
     rule:
         name:
@@ -94,25 +31,6 @@ for _job in [
             **_job.params,
         script:
             job_script(locals())
-
-
-def aggregate_outputs(experiment):
-    """The named outputs of an experiment's aggregation (locproj.protocols.base.Output). In the
-    report they sit on their paper's page (REPORT_CATEGORIES), under the experiment's name.
-    """
-    page = dict(category=REPORT_CATEGORIES[experiment], subcategory=experiment)
-    outputs = {}
-    for output in experiment_outputs(EXPERIMENTS[experiment], experiment):
-        path = directory(output.path) if output.folder else output.path
-        if output.caption is None:
-            outputs[output.name] = path
-        elif output.folder:
-            outputs[output.name] = report(
-                path, patterns=["{name}.png"], caption=output.caption, **page
-            )
-        else:
-            outputs[output.name] = report(path, caption=output.caption, **page)
-    return outputs
 
 
 for _experiment, _spec in EXPERIMENTS.items():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -115,14 +116,49 @@ def package_versions() -> dict[str, str]:
     return versions
 
 
+#: The digest of the code the job of this process runs (set from its rule's params by
+#: :func:`locproj.workflow.run_rule`; :mod:`locproj.engine.code_digests`).
+_JOB_CODE: list[str] = []
+
+
+def set_job_code(digest: str | None) -> None:
+    """Record the code digest of the job this process runs, for its result files' provenance."""
+    _JOB_CODE[:] = [digest] if digest else []
+
+
+@functools.lru_cache(maxsize=None)
+def git_state(folder: str = ".") -> dict[str, str]:
+    """``{"git_commit", "git_dirty"}`` of the checkout ``folder`` is in (a tracked file changed:
+    ``"true"``), or ``{}`` outside a git checkout."""
+    import subprocess
+
+    def git(*args):
+        return subprocess.run(["git", "-C", folder, *args], capture_output=True, text=True, timeout=30, check=True)
+
+    try:
+        commit = git("rev-parse", "HEAD").stdout.strip()
+        dirty = bool(git("status", "--porcelain", "--untracked-files=no").stdout.strip())
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    return {"git_commit": commit, "git_dirty": str(dirty).lower()}
+
+
+def code_provenance() -> dict[str, str]:
+    """What names the code that made a result: the job's code digest (``code_digest``) and the git
+    commit with its dirty flag, where known. Provenance, not results."""
+    return {**({"code_digest": _JOB_CODE[0]} if _JOB_CODE else {}), **git_state()}
+
+
 def provenance_attrs(config=None, seed=None) -> dict[str, str]:
     """Attributes recording how a result file was made (store them on the HDF5 root).
 
     ``config`` (a job's configuration, :func:`locproj.experiments.job_config`) is stored whole as
     ``config_json`` (JSON, so the file names everything needed to rerun its job) and as its
-    ``config_hash``.
+    ``config_hash``. The package versions (``version_*``) and the code (:func:`code_provenance`)
+    are recorded too.
     """
     attrs = {f"version_{k}": v for k, v in package_versions().items()}
+    attrs.update(code_provenance())
     if config is not None:
         attrs["config_json"] = config_json(config)
         attrs["config_hash"] = config_hash(config)

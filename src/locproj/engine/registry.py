@@ -119,6 +119,9 @@ class MethodSpec:
     defaults : dict
         The parameters of the estimator ``factory()`` builds (what a fit uses where neither a grid
         point nor the entry's ``fixed`` sets a parameter).
+    module : str
+        The module of its estimator class (its code, for a job's code digest:
+        :mod:`locproj.engine.code_digests`).
     tags : ProjectionTags
         What the estimators ``factory`` builds can do (:class:`~locproj.methods.tags.ProjectionTags`):
         their dimension parameter, nested fits, first columns, a training subset, a linear map,
@@ -136,6 +139,7 @@ class MethodSpec:
     neighbors: Mapping[str, str] = field(default_factory=dict)
     defaults: Mapping[str, object] = field(default_factory=dict)
     tags: ProjectionTags = field(default_factory=ProjectionTags)
+    module: str = ""
 
     def make(self, **params) -> BaseEstimator:
         """Unfitted estimator with hyper-parameters ``params``; a ``ValueError`` names any it does not take."""
@@ -173,7 +177,7 @@ def _builtin(name: str, cls: type, supervised: bool, bound: Callable[[int, int, 
     params = tuple(key for key in defaults if key != "n_components" and key not in fixed)
     return MethodSpec(name, partial(cls, **fixed) if fixed else cls, params, supervised, bound, ordered=ordered,
                       classifier=classifier, neighbors=check_declaration(neighbors, params, f"method {name!r}"),
-                      defaults=defaults, tags=tags or projection_tags(example))
+                      defaults=defaults, tags=tags or projection_tags(example), module=cls.__module__)
 
 
 _CLASS_GRAPH = {"n_neighbors": WITHIN_CLASS_IF_SUPERVISED}   # a kNN graph within classes when supervised
@@ -277,7 +281,8 @@ def method_spec(entry_name: str, entry: dict | None, search=(), source: dict | N
     tags = projection_tags(cls(), **{name: entry[name] for name in DECLARABLE if name in entry})
     return MethodSpec(entry_name, cls if supervised else without_labels(cls), tuple(defaults), supervised,
                       bound, ordered=entry.get("ordered", False), classifier=classifier, source=found,
-                      neighbors=neighbors, defaults=defaults, tags=tags if supervised else wrapped(tags, "estimator"))
+                      neighbors=neighbors, defaults=defaults, tags=tags if supervised else wrapped(tags, "estimator"),
+                      module=cls.__module__)
 
 
 def estimator_factory(spec: MethodSpec | str, fixed: dict, pca_first: int | None = None):

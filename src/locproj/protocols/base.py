@@ -123,6 +123,12 @@ class Protocol(ABC):
         has checked the types already); called before any job runs. Default: nothing to check."""
         return None
 
+    def job_method(self, params: dict):
+        """The :class:`~locproj.engine.registry.MethodSpec` of the method a job runs, from its rule's
+        params evaluated for the job (what its code digest covers), or None. Default: that of the
+        job configuration ``params["job"]`` (:func:`job_method`)."""
+        return job_method(params["job"]) if "job" in params else None
+
     def datasets(self, spec: dict) -> list[str]:
         """The datasets and views the experiment reads. Default: the keys of ``datasets``."""
         return list(spec["datasets"])

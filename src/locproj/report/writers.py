@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..core._io import atomic_path, config_hash, package_versions
+from ..core._io import atomic_path, code_provenance, config_hash, package_versions
 
 
 DAGGER = "†"
@@ -141,11 +141,13 @@ def write_table_files(out_dir, stem: str, long: pd.DataFrame, shown: pd.DataFram
 
 
 def write_metadata(path: Path, spec: dict, seed, failures=None) -> None:
-    """The experiment's configuration, seed, config hash and package versions, as YAML; and, where a
-    method failed under ``on_error: record``, its ``failed`` splits."""
+    """The experiment's configuration, seed, config hash, package versions and code (the git commit
+    and its dirty flag, :func:`locproj.core._io.code_provenance`), as YAML; and, where a method
+    failed under ``on_error: record``, its ``failed`` splits."""
     import yaml
 
-    metadata = {"seed": seed, "config_hash": config_hash(spec), "versions": package_versions(), "experiment": spec}
+    metadata = {"seed": seed, "config_hash": config_hash(spec), "versions": package_versions(),
+                "code": code_provenance(), "experiment": spec}
     if failures:
         metadata["failed"] = list(failures)
     with atomic_path(path) as tmp:

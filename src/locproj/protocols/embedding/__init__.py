@@ -129,6 +129,13 @@ class Embedding(Protocol):
             wildcard_constraints=dict(panel=NAME_PATTERN),
         )]
 
+    def job_method(self, params: dict):
+        """The method of a panel's job (its ``panel`` param)."""
+        from ...engine.registry import method_spec
+
+        panel = params["panel"]
+        return method_spec(panel["method"], method_entry(panel), source=panel.get("estimator_source"))
+
     def aggregate(self, spec: dict, inputs, out_dir, seed=None, notes=None) -> None:
         aggregate_embedding(spec, dict(inputs.items()), out_dir, notes=notes)
 

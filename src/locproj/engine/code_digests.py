@@ -1,0 +1,119 @@
+"""The code a job runs, as one digest: what its rule's params carry, so that a change to that code
+reruns the job and no other.
+
+A job's code is the import closure, inside locproj, of the runner and its protocol's module (without
+:mod:`locproj.methods`: the registry imports every method, and a job runs one), the closure of the
+module of the method it runs, its job script, and a user's method file with its sibling imports
+(:func:`locproj.engine.own_methods.code_digest`). Each module counts by its syntax tree without
+docstrings (:func:`ast.dump`), so comments, docstrings and layout do not; a new Python version may
+dump trees differently and rerun every job once. Other packages count by nothing: a package upgrade
+reruns no job (the dependency floors and the latest versions gave the same bits).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+from collections.abc import Iterable
+from pathlib import Path
+
+#: The folder holding the ``locproj`` package.
+SOURCE_ROOT = Path(__file__).resolve().parents[2]
+#: The job's runner: what every job script imports.
+RUNNER = ("locproj.experiments", "locproj.workflow")
+#: Left out of the closure of the runner and the protocols: a job adds the module of its own method.
+METHODS = "locproj.methods"
+
+
+@functools.lru_cache(maxsize=None)
+def _known_modules() -> frozenset[str]:
+    package = SOURCE_ROOT / "locproj"
+    names = set()
+    for path in package.rglob("*.py"):
+        parts = path.relative_to(SOURCE_ROOT).with_suffix("").parts
+        names.add(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    return frozenset(names)
+
+
+def _module_file(module: str) -> Path:
+    base = SOURCE_ROOT.joinpath(*module.split("."))
+    return base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
+
+
+def _without_docstrings(tree: ast.AST) -> ast.AST:
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                    and isinstance(body[0].value.value, str):
+                node.body = body[1:] or [ast.Pass()]
+    return tree
+
+
+@functools.lru_cache(maxsize=None)
+def _parsed(module: str) -> tuple[str, frozenset[str]]:
+    """A module's syntax tree without docstrings (dumped) and the locproj modules it imports anywhere
+    in it (the most specific known module of each import)."""
+    tree = ast.parse(_module_file(module).read_text(encoding="utf-8"))
+    known = _known_modules()
+    package = module if _module_file(module).name == "__init__.py" else module.rpartition(".")[0]
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{anchor}.{base}" if base else anchor
+            targets = [f"{base}.{alias.name}" for alias in node.names] + [base]
+        else:
+            continue
+        for target in targets:
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            if target and target != module:
+                imported.add(target)
+                break
+    return ast.dump(_without_docstrings(tree), include_attributes=False), frozenset(imported)
+
+
+def _in(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def closure(roots: Iterable[str], skip: str | None = None) -> set[str]:
+    """The locproj modules ``roots`` import, directly or not, with the roots (those inside ``skip``
+    left out, and what only they import)."""
+    found, todo = set(), [root for root in roots if root in _known_modules()]
+    while todo:
+        module = todo.pop()
+        if module in found or (skip and _in(module, skip)):
+            continue
+        found.add(module)
+        todo += _parsed(module)[1]
+    return found
+
+
+def _file_tree(path: Path) -> str:
+    return ast.dump(_without_docstrings(ast.parse(Path(path).read_text(encoding="utf-8"))), include_attributes=False)
+
+
+@functools.lru_cache(maxsize=None)
+def job_code_digest(protocol_module: str, script: Path | None, method_module: str | None,
+                    method_code: str | None = None) -> str:
+    """The sha256 of the code of a job: the closure of the runner and ``protocol_module`` without
+    the methods, the closure of ``method_module`` (its estimator's module, when it is locproj's), the
+    job ``script`` (a file) and ``method_code`` (the digest of a user's method file, if any)."""
+    modules = closure([*RUNNER, protocol_module], skip=METHODS)
+    if method_module:
+        modules |= closure([method_module])
+    digest = hashlib.sha256()
+    for module in sorted(modules):
+        digest.update(f"{module}\n{_parsed(module)[0]}\n".encode())
+    if script is not None:
+        digest.update(f"script\n{_file_tree(script)}\n".encode())
+    if method_code:
+        digest.update(f"method file\n{method_code}\n".encode())
+    return digest.hexdigest()

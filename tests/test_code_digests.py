@@ -1,0 +1,106 @@
+"""A job's code digest changes exactly when the code it runs does: a comment or a docstring moves no
+digest, a method's module moves only the digests of the jobs that run that method, a module every
+job imports (the 1-NN evaluation) moves them all, and so does a user's method file."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from locproj.engine import code_digests
+from locproj.engine.registry import METHODS
+from locproj.experiments import job_code, job_rules
+from locproj.protocols import protocol_named
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPTS = ROOT / "workflow" / "scripts"
+
+
+@pytest.fixture
+def package(tmp_path, monkeypatch):
+    """A copy of the locproj sources that the digests read, edited by the test."""
+    shutil.copytree(ROOT / "src" / "locproj", tmp_path / "locproj", ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(code_digests, "SOURCE_ROOT", tmp_path)
+    for cached in (code_digests._known_modules, code_digests._parsed, code_digests.job_code_digest):
+        cached.cache_clear()
+    yield tmp_path / "locproj"
+    for cached in (code_digests._known_modules, code_digests._parsed, code_digests.job_code_digest):
+        cached.cache_clear()
+
+
+def digests(methods=("lpp", "srda", "pca")) -> dict[str, str]:
+    for cached in (code_digests._parsed, code_digests.job_code_digest):
+        cached.cache_clear()
+    protocol = protocol_named("cv_table")
+    return {name: job_code(protocol, METHODS[name], "run_job.py", SCRIPTS) for name in methods}
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+
+
+def test_a_comment_or_a_docstring_moves_no_digest(package):
+    before = digests()
+    evaluation = package / "core" / "evaluation.py"
+    text = evaluation.read_text()
+    docstring = re.match(r'"""(.*?)"""', text, re.S)
+    evaluation.write_text('"""Another docstring."""\n# a comment\n' + text[docstring.end():] + "\n# the end\n")
+    edit(package / "methods" / "srda.py", "class SpectralRegressionDiscriminantAnalysis(LinearProjection):\n",
+         "class SpectralRegressionDiscriminantAnalysis(LinearProjection):  # a comment\n")
+    assert digests() == before
+
+
+def test_a_methods_module_moves_only_the_jobs_of_that_method(package):
+    before = digests()
+    srda = package / "methods" / "srda.py"
+    srda.write_text(srda.read_text() + "\n\nANSWER = 42\n")
+    after = digests()
+    assert after["srda"] != before["srda"]
+    assert after["lpp"] == before["lpp"] and after["pca"] == before["pca"]
+
+
+def test_the_evaluation_every_job_runs_moves_every_digest(package):
+    before = digests()
+    evaluation = package / "core" / "evaluation.py"
+    evaluation.write_text(evaluation.read_text() + "\n\nANSWER = 42\n")
+    after = digests()
+    assert all(after[name] != before[name] for name in before)
+
+
+def test_a_shared_module_of_the_methods_moves_the_methods_that_import_it(package):
+    before = digests()
+    base = package / "methods" / "_base.py"
+    base.write_text(base.read_text() + "\n\nANSWER = 42\n")
+    after = digests()
+    assert after["lpp"] != before["lpp"] and after["srda"] != before["srda"]
+    assert after["pca"] == before["pca"]                 # scikit-learn's PCA imports none of locproj's methods
+
+
+def test_a_users_method_file_and_the_job_script_count(tmp_path):
+    protocol = protocol_named("cv_table")
+    spec = METHODS["pca"]
+    plain = job_code(protocol, spec, "run_job.py", SCRIPTS)
+    assert job_code(protocol, spec, "run_job.py", None) != plain          # the script is part of it
+    own = type(spec)(**{**spec.__dict__, "source": {"code_sha256": "a" * 64}})
+    other = type(spec)(**{**spec.__dict__, "source": {"code_sha256": "b" * 64}})
+    assert len({plain, job_code(protocol, own, "run_job.py", SCRIPTS),
+                job_code(protocol, other, "run_job.py", SCRIPTS)}) == 3
+
+
+def test_every_job_rule_carries_its_code_digest():
+    config = {"seed": 1, "n_splits": 2, "datasets": {"digits": {"format": "sklearn_digits"}},
+              "experiments": {"e": {"datasets": {"digits": [5]}, "n_splits": 2,
+                                    "methods": {"lpp": {}, "srda": {}}}}}
+    rule = job_rules(config, "e", scripts=SCRIPTS)[0]
+
+    class Wildcards(dict):
+        __getattr__ = dict.__getitem__
+
+    code = {method: rule.params["code"](Wildcards(dataset="digits", partition="m5", method=method))
+            for method in ("lpp", "srda")}
+    assert all(re.fullmatch("[0-9a-f]{64}", value) for value in code.values()) and code["lpp"] != code["srda"]

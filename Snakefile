@@ -1,5 +1,20 @@
 # locproj: regenerate the tables and figures of the local-projection papers from raw data.
+import os
+import sys
+from pathlib import Path
+
 from snakemake.utils import min_version
+
+# This checkout's code runs everywhere: here, and in every job, also in the conda environment
+# (workflow/envs/locproj.yaml holds the dependencies only), whose jobs inherit PYTHONPATH.
+SOURCE = Path(workflow.basedir) / "src"
+if SOURCE.is_dir():
+    sys.path.insert(0, str(SOURCE))
+    os.environ.update(
+        PYTHONPATH=os.pathsep.join(
+            [str(SOURCE)] + [p for p in [os.environ.get("PYTHONPATH")] if p]
+        )
+    )
 
 from locproj.engine.config_files import merge_config_files
 from locproj.errors import UserError, user_error_message

@@ -104,3 +104,27 @@ def test_every_job_rule_carries_its_code_digest():
     code = {method: rule.params["code"](Wildcards(dataset="digits", partition="m5", method=method))
             for method in ("lpp", "srda")}
     assert all(re.fullmatch("[0-9a-f]{64}", value) for value in code.values()) and code["lpp"] != code["srda"]
+
+
+def test_an_aggregation_carries_the_digest_of_its_protocol_and_script():
+    from locproj.experiments import aggregation_code
+
+    config = {"experiments": {"t": {"datasets": {"d": [5]}, "methods": {"pca": {}}},
+                              "e": {"protocol": "embedding", "panels": {}, "figures": {}}}}
+    table, panels = aggregation_code(config, "t", SCRIPTS), aggregation_code(config, "e", SCRIPTS)
+    assert re.fullmatch("[0-9a-f]{64}", table) and table != panels
+
+
+def test_the_conda_environment_holds_the_dependencies_and_the_jobs_import_the_checkout():
+    """Under --software-deployment-method conda the environment must not freeze a copy of locproj:
+    it lists the dependencies only, and the Snakefile puts this checkout's src/ first on the path of
+    the main process and on the PYTHONPATH every job inherits. (Conda itself is not run here.)"""
+    import yaml
+
+    environment = yaml.safe_load((ROOT / "workflow" / "envs" / "locproj.yaml").read_text())
+    assert all(isinstance(item, str) for item in environment["dependencies"])      # no pip: section
+    assert not any(item.split("=")[0].split(">")[0] in ("locproj", "pip") for item in environment["dependencies"])
+    snakefile = (ROOT / "Snakefile").read_text()
+    assert 'SOURCE = Path(workflow.basedir) / "src"' in snakefile
+    assert snakefile.index("sys.path.insert(0, str(SOURCE))") < snakefile.index("from locproj")
+    assert "PYTHONPATH=os.pathsep.join(\n            [str(SOURCE)]" in snakefile

@@ -15,9 +15,10 @@ from .engine.config import data_notes, method_folders, partition_size
 from .errors import ConfigError
 from .protocols import DEFAULT_PROTOCOL, protocol_named, protocol_of
 
-__all__ = ["aggregate_experiment", "aggregation_inputs", "check_experiments", "comparison_outputs", "experiment_notes",
-           "experiment_outputs", "experiment_protocols", "failure_summary", "job_config", "job_rules",
-           "paper_fidelity", "paper_points", "partition_size", "run_configured_job"]
+__all__ = ["aggregate_experiment", "aggregation_code", "aggregation_inputs", "check_experiments",
+           "comparison_outputs", "experiment_notes", "experiment_outputs", "experiment_protocols", "failure_summary",
+           "job_config", "job_code", "job_rules", "paper_fidelity", "paper_points", "partition_size",
+           "run_configured_job"]
 
 
 def check_experiments(config: dict) -> None:
@@ -78,6 +79,12 @@ def _with_code(rule, protocol, scripts):
         return job_code(protocol, protocol.job_method(params), rule.script, scripts)
 
     return dataclasses.replace(rule, params={**rule.params, "code": code})
+
+
+def aggregation_code(config: dict, experiment: str, scripts=None) -> str:
+    """The digest of the code of an experiment's aggregation: the runner's and its protocol's
+    modules and the aggregation script (:func:`job_code` without a method)."""
+    return job_code(protocol_of(config["experiments"][experiment]), None, "aggregate.py", scripts)
 
 
 def job_code(protocol, spec, script: str, scripts=None) -> str:

@@ -21,6 +21,7 @@ from locproj.errors import UserError, user_error_message
 from locproj.workflow import drop_local_rate_limiter, validate_config
 from locproj.report.fidelity import paper_title
 from locproj.experiments import (
+    aggregation_code,
     aggregation_inputs,
     failure_summary,
     comparison_outputs,

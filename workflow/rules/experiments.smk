@@ -50,6 +50,7 @@ for _experiment, _spec in EXPERIMENTS.items():
             spec=_spec,
             seed=config["seed"],
             notes=experiment_notes(config, _experiment),
+            code=aggregation_code(config, _experiment, SCRIPTS),
         script:
             "../scripts/aggregate.py"
 

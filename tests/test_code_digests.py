@@ -128,3 +128,11 @@ def test_the_conda_environment_holds_the_dependencies_and_the_jobs_import_the_ch
     assert 'SOURCE = Path(workflow.basedir) / "src"' in snakefile
     assert snakefile.index("sys.path.insert(0, str(SOURCE))") < snakefile.index("from locproj")
     assert "PYTHONPATH=os.pathsep.join(\n            [str(SOURCE)]" in snakefile
+
+
+def test_a_panel_without_a_method_has_the_digest_of_its_protocol_alone():
+    from locproj.protocols import protocol_named
+
+    embedding = protocol_named("embedding")
+    assert embedding.job_method({"panel": {"kind": "samples", "dataset": "d"}}) is None
+    assert embedding.job_method({"panel": {"kind": "embedding", "dataset": "d", "method": "pca"}}).name == "pca"

@@ -130,10 +130,12 @@ class Embedding(Protocol):
         )]
 
     def job_method(self, params: dict):
-        """The method of a panel's job (its ``panel`` param)."""
+        """The method of a panel's job (its ``panel`` param); None for a panel that fits none (``samples``)."""
         from ...engine.registry import method_spec
 
         panel = params["panel"]
+        if "method" not in panel:
+            return None
         return method_spec(panel["method"], method_entry(panel), source=panel.get("estimator_source"))
 
     def aggregate(self, spec: dict, inputs, out_dir, seed=None, notes=None) -> None:

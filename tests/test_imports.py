@@ -24,6 +24,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from locproj.engine import code_digests
+
 ROOT = Path(__file__).resolve().parents[1]
 LAYERS = ("foundation", "core", "methods", "data", "engine", "report", "protocols", "runner", "script")
 TOP_MODULES = {"locproj": "foundation", "locproj.errors": "foundation",
@@ -54,29 +56,10 @@ def project_sources() -> dict[str, str]:
 
 
 def imported_modules(module: str, source: str, known) -> set[str]:
-    """The project modules that ``module`` imports anywhere in ``source`` (the most specific
-    known module of each import: ``from .x import f`` -> ``pkg.x``, ``from . import y`` -> ``pkg.y``)."""
+    """The project modules that ``module`` imports anywhere in ``source`` (what a job's code digest
+    follows too: :func:`locproj.engine.code_digests.imported_modules`)."""
     is_package = any(name.startswith(module + ".") for name in known)
-    package = module if is_package else module.rsplit(".", 1)[0]
-    found = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            targets = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
-                base = f"{anchor}.{base}" if base else anchor
-            targets = [f"{base}.{alias.name}" for alias in node.names] + [base]
-        else:
-            continue
-        for target in targets:
-            while target and target not in known:
-                target = target.rpartition(".")[0]
-            if target and target != module:
-                found.add(target)
-                break
-    return found
+    return code_digests.imported_modules(module, ast.parse(source), known, is_package)
 
 
 def import_graph(sources: dict[str, str]) -> dict[str, set[str]]:

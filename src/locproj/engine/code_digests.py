@@ -51,13 +51,11 @@ def _without_docstrings(tree: ast.AST) -> ast.AST:
     return tree
 
 
-@functools.lru_cache(maxsize=None)
-def _parsed(module: str) -> tuple[str, frozenset[str]]:
-    """A module's syntax tree without docstrings (dumped) and the locproj modules it imports anywhere
-    in it (the most specific known module of each import)."""
-    tree = ast.parse(_module_file(module).read_text(encoding="utf-8"))
-    known = _known_modules()
-    package = module if _module_file(module).name == "__init__.py" else module.rpartition(".")[0]
+def imported_modules(module: str, tree: ast.AST, known, is_package: bool) -> set[str]:
+    """The modules of ``known`` that ``module`` (a package if ``is_package``) imports anywhere in its
+    syntax tree ``tree``, also inside a function: the most specific known module of each import
+    (``from .x import f`` -> ``pkg.x``, ``from . import y`` -> ``pkg.y``)."""
+    package = module if is_package else module.rpartition(".")[0]
     imported = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -76,6 +74,14 @@ def _parsed(module: str) -> tuple[str, frozenset[str]]:
             if target and target != module:
                 imported.add(target)
                 break
+    return imported
+
+
+@functools.lru_cache(maxsize=None)
+def _parsed(module: str) -> tuple[str, frozenset[str]]:
+    """A module's syntax tree without docstrings (dumped) and the locproj modules it imports."""
+    tree = ast.parse(_module_file(module).read_text(encoding="utf-8"))
+    imported = imported_modules(module, tree, _known_modules(), _module_file(module).name == "__init__.py")
     return ast.dump(_without_docstrings(tree), include_attributes=False), frozenset(imported)
 
 

@@ -137,7 +137,8 @@ def test_schema_error_reads_the_violation_that_snakemake_wrapped():
 
 
 def _rule_context(tmp_path):
-    return SimpleNamespace(log=[str(tmp_path / "job.log")], rule="prepare", wildcards={"dataset": "mine"}, threads=1)
+    return SimpleNamespace(log=[str(tmp_path / "job.log")], rule="prepare", wildcards={"dataset": "mine"}, threads=1,
+                           params={})
 
 
 def test_a_job_logs_a_user_error_without_traceback_and_an_internal_error_with_one(tmp_path):

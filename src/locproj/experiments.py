@@ -3,7 +3,8 @@
 Everything here goes through the protocol interface (:class:`locproj.protocols.base.Protocol`):
 the engine knows no particular protocol. The Snakemake rules (``workflow/rules``) and scripts
 (``workflow/scripts``) call this module; it calls the protocols (:mod:`locproj.protocols`), which
-call the library below them (config helpers, reporting, selection, evaluation, registry, data).
+call the layers below them (:mod:`locproj.report`, :mod:`locproj.engine`, :mod:`locproj.data`,
+:mod:`locproj.methods`, :mod:`locproj.core`).
 
 The workflow's scripts import their entry points from here (:data:`__all__`), ``partition_size``
 among them: a rule reruns its jobs when its script changes, so the scripts keep their imports.

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from sklearn.base import _fit_context
-from sklearn.utils._param_validation import StrOptions
 
 from ..core._orthogonal import solve_orthogonal_sequence
 from ._base import GraphEmbeddingTransformer, GraphProblem, validate_fit_data, warn_rank_deficient
-from ._constraints import N_COMPONENTS, N_NEIGHBORS
-from .lpp import HEAT_WIDTH, lpp_graph
+from .lpp import LocalityPreservingProjection, lpp_graph
 
 
 class OrthogonalLPP(GraphEmbeddingTransformer):
@@ -73,13 +71,10 @@ class OrthogonalLPP(GraphEmbeddingTransformer):
     True
     """
 
-    _parameter_constraints: dict = {
-        "n_components": N_COMPONENTS,
-        "n_neighbors": N_NEIGHBORS,
-        "weight": [StrOptions({"heat", "binary"})],
-        "gamma": HEAT_WIDTH,
-        "supervised": ["boolean"],
-    }
+    # LPP's parameters but its column scaling (OLPP's columns are orthonormal by construction)
+    _parameter_constraints: dict = {name: constraint for name, constraint
+                                    in LocalityPreservingProjection._parameter_constraints.items()
+                                    if name != "column_scaling"}
 
     def __init__(self, n_components=None, *, n_neighbors=5, weight="heat", gamma=None, supervised=True):
         self.n_components = n_components

@@ -173,7 +173,8 @@ def test_the_version_lives_in_one_place_and_the_research_software_files_are_ther
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert "version" not in project and "version" in project["dynamic"]       # read from locproj.__version__
     assert version("locproj") == locproj.__version__
-    assert project["license"]["text"] == "BSD-3-Clause" and (ROOT / "LICENSE").read_text().startswith("BSD 3-Clause")
+    assert project["license"] == "BSD-3-Clause" and (ROOT / "LICENSE").read_text().startswith("BSD 3-Clause")
     citation = yaml.safe_load((ROOT / "CITATION.cff").read_text())
-    assert "version" not in citation and len(citation["references"]) == 5     # the five papers it implements
+    assert citation["version"] == locproj.__version__                          # a tested copy (tests/test_packaging.py)
+    assert len(citation["references"]) == 5                                   # the five papers it implements
     assert f"## [{locproj.__version__}]" in (ROOT / "CHANGELOG.md").read_text()

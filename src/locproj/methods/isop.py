@@ -103,9 +103,9 @@ class IsometricProjection(GraphEmbeddingTransformer):
 
     Attributes
     ----------
-    components_ : ndarray of shape (n_components_, n_features)
+    components_ : ndarray of shape (``n_components_``, n_features)
     mean_ : ndarray of shape (n_features,)
-    eigenvalues_ : ndarray of shape (n_components_,)
+    eigenvalues_ : ndarray of shape (``n_components_``,)
         Generalized eigenvalues ``a^T X tau X^T a / a^T X X^T a``, descending, all positive.
     n_components_ : int
 

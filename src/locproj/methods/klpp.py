@@ -54,11 +54,11 @@ class KernelLPP(ProjectionTransformer):
 
     Attributes
     ----------
-    dual_coef_ : ndarray of shape (n_samples_fit, n_components_)
+    dual_coef_ : ndarray of shape (n_samples_fit, ``n_components_``)
         The coefficients ``alpha`` (for the centred kernel when ``center_kernel``).
     centerer_ : KernelCenterer or None
     X_fit_ : ndarray of shape (n_samples_fit, n_features)
-    eigenvalues_ : ndarray of shape (n_components_,)
+    eigenvalues_ : ndarray of shape (``n_components_``,)
     n_components_ : int
 
     See Also

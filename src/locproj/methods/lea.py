@@ -49,9 +49,9 @@ class LocallyEmbeddedAnalysis(GraphEmbeddingTransformer):
 
     Attributes
     ----------
-    components_ : ndarray of shape (n_components_, n_features)
+    components_ : ndarray of shape (``n_components_``, n_features)
     mean_ : ndarray of shape (n_features,)
-    eigenvalues_ : ndarray of shape (n_components_,)
+    eigenvalues_ : ndarray of shape (``n_components_``,)
         The Lagrange multipliers of eq. 9 / eq. 11, ascending.
     n_components_ : int
 

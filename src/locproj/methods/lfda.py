@@ -56,9 +56,9 @@ class LocalFisherDiscriminantAnalysis(GraphEmbeddingTransformer):
 
     Attributes
     ----------
-    components_ : ndarray of shape (n_components_, n_features)
+    components_ : ndarray of shape (``n_components_``, n_features)
     mean_ : ndarray of shape (n_features,)
-    eigenvalues_ : ndarray of shape (n_components_,)
+    eigenvalues_ : ndarray of shape (``n_components_``,)
         Generalized eigenvalues, descending.
     n_components_ : int
 

@@ -42,9 +42,9 @@ class Fisherfaces(LinearProjection):
 
     Attributes
     ----------
-    components_ : ndarray of shape (n_components_, n_features)
+    components_ : ndarray of shape (``n_components_``, n_features)
     mean_ : ndarray of shape (n_features,)
-    eigenvalues_ : ndarray of shape (n_components_,)
+    eigenvalues_ : ndarray of shape (``n_components_``,)
         ``explained_variance_ratio_`` of the LDA step (between-class variance shares).
     n_components_ : int
     n_pca_ : int

@@ -52,9 +52,9 @@ class LocalityPreservingProjection(GraphEmbeddingTransformer):
 
     Attributes
     ----------
-    components_ : ndarray of shape (n_components_, n_features)
+    components_ : ndarray of shape (``n_components_``, n_features)
     mean_ : ndarray of shape (n_features,)
-    eigenvalues_ : ndarray of shape (n_components_,)
+    eigenvalues_ : ndarray of shape (``n_components_``,)
         Generalized eigenvalues, ascending.
     n_components_ : int
 

@@ -48,9 +48,9 @@ class LocalitySensitiveDiscriminantAnalysis(GraphEmbeddingTransformer):
 
     Attributes
     ----------
-    components_ : ndarray of shape (n_components_, n_features)
+    components_ : ndarray of shape (``n_components_``, n_features)
     mean_ : ndarray of shape (n_features,)
-    eigenvalues_ : ndarray of shape (n_components_,)
+    eigenvalues_ : ndarray of shape (``n_components_``,)
         Generalized eigenvalues, descending; as ``LSDA.m``, directions whose eigenvalue is below
         ``1e-10 (1 - beta)`` (``1e-10`` in its scaling) are dropped: ``X W_w X^T`` is indefinite,
         and these are the negative ones (30 of 199 on an ORL split with 5 images per person, k = 5).

@@ -52,9 +52,9 @@ class MarginalFisherAnalysis(GraphEmbeddingTransformer):
 
     Attributes
     ----------
-    components_ : ndarray of shape (n_components_, n_features)
+    components_ : ndarray of shape (``n_components_``, n_features)
     mean_ : ndarray of shape (n_features,)
-    eigenvalues_ : ndarray of shape (n_components_,)
+    eigenvalues_ : ndarray of shape (``n_components_``,)
         Generalized eigenvalues (ratios of intrinsic to penalty spread), ascending.
     n_components_ : int
     n_features_in_ : int

@@ -41,10 +41,10 @@ class OrthogonalLPP(GraphEmbeddingTransformer):
 
     Attributes
     ----------
-    components_ : ndarray of shape (n_components_, n_features)
+    components_ : ndarray of shape (``n_components_``, n_features)
         Orthonormal rows (``components_ @ components_.T = I``), in the order found.
     mean_ : ndarray of shape (n_features,)
-    eigenvalues_ : ndarray of shape (n_components_,)
+    eigenvalues_ : ndarray of shape (``n_components_``,)
         The quotient ``p^T X L X^T p / p^T X D X^T p`` of each vector, non-decreasing.
     n_components_ : int
 

@@ -132,10 +132,10 @@ class SupervisedLLE(ProjectionTransformer):
 
     Attributes
     ----------
-    embedding_ : ndarray of shape (n_samples, n_components_)
+    embedding_ : ndarray of shape (n_samples, ``n_components_``)
         The training embedding (``fit_transform``'s result): stage II's on the subset, the
         out-of-sample map on the other samples.
-    eigenvalues_ : ndarray of shape (n_components_,)
+    eigenvalues_ : ndarray of shape (``n_components_``,)
         The Lagrange multipliers of stage II (eigenvalues of ``M``), ascending;
         ``tr(Y M Y^T) = n_subset * sum(eigenvalues_)``.
     n_components_ : int

@@ -102,14 +102,14 @@ class SpectralRegressionDiscriminantAnalysis(LinearProjection):
 
     Attributes
     ----------
-    components_ : ndarray of shape (n_components_, n_features)
+    components_ : ndarray of shape (``n_components_``, n_features)
     mean_ : ndarray of shape (n_features,)
     n_components_ : int
     classes_ : ndarray of shape (n_classes,)
         The classes in the Gram–Schmidt order of the responses (sorted).
     solver_ : {'primal', 'dual', 'lsqr'}
         The normal equations in ``d`` (primal) or in ``n`` (dual), or LSQR.
-    n_iter_ : ndarray of shape (n_components_,) or None
+    n_iter_ : ndarray of shape (``n_components_``,) or None
         LSQR's iterations for each response; None for the normal equations (as ``Ridge``).
 
     See Also

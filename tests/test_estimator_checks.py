@@ -16,6 +16,7 @@ from locproj.methods import (
     Fisherfaces,
     IsometricProjection,
     KernelLPP,
+    LocalFisherDiscriminantAnalysis,
     LocalitySensitiveDiscriminantAnalysis,
     LocalLearningProjection,
     LocallyEmbeddedAnalysis,
@@ -104,6 +105,7 @@ EXTRA = [
     LocalLearningProjection(n_neighbors=2, kernel="rbf", supervised=False),
     LocallyEmbeddedAnalysis(n_neighbors=2, mode="d_to_1", reg_mode="auto"),
     KernelLPP(n_neighbors=2, kernel="poly", center_kernel=False, column_scaling="constraint"),
+    LocalFisherDiscriminantAnalysis(n_neighbors=2, affinity="knn"),
     Fisherfaces(solver="eigen"),
     LeadingPCA(n_components=3),     # pca_first: at most 3 dimensions, fewer where the data have fewer
     # LLE / SLLE (paper 004): SLLE, intrinsic dimension by v, subset selection.  The subset variant

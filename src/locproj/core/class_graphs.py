@@ -60,6 +60,37 @@ def local_scaling_affinity(X, y, n_neighbors: int = 7) -> sparse.csr_array:
     return sparse.csr_array((vals, (rows, cols)), shape=(n, n))
 
 
+def local_scaling_knn_affinity(X, y, n_neighbors: int = 7) -> sparse.csr_array:
+    """:func:`local_scaling_affinity` on the pairs of k-nearest neighbours only: ``A_ij`` (the same
+    local scaling) where ``x_j`` is among the ``n_neighbors`` nearest points of ``x_i``'s class to
+    ``x_i`` or ``x_i`` among those of ``x_j`` (capped at the class size - 1), ``A_ii = 1``, 0
+    elsewhere; ``O(n k)`` entries. With ``n_neighbors >= n_c - 1`` in every class it is
+    :func:`local_scaling_affinity`."""
+    X = check_finite(X)
+    if isinstance(n_neighbors, bool) or not isinstance(n_neighbors, (int, np.integer)) or n_neighbors < 1:
+        raise ValueError(f"n_neighbors (local scaling) must be a positive int, got {n_neighbors!r}.")
+    _, groups = _class_groups(y)
+    n = len(X)
+    sigma = np.zeros(n)
+    rows, cols, sq = [], [], []
+    for g in groups:
+        k = min(int(n_neighbors), len(g) - 1)
+        if k == 0:
+            continue
+        nbhd = kneighbors(X[g], k)
+        sq_g = nbhd.sq_distances.reshape(len(g), k)
+        sigma[g] = np.sqrt(sq_g.max(axis=1))
+        rows.append(g[nbhd.rows()])
+        cols.append(g[nbhd.indices])
+        sq.append(nbhd.sq_distances)
+    rows, cols, sq = (np.concatenate(parts) if parts else np.empty(0) for parts in (rows, cols, sq))
+    rows, cols = rows.astype(np.int64), cols.astype(np.int64)
+    scale = sigma[rows] * sigma[cols]
+    values = np.where(scale > 0, np.exp(-sq / np.where(scale > 0, scale, 1.0)), 0.0)
+    A = sparse.csr_array((values, (rows, cols)), shape=(n, n))
+    return sparse.csr_array(A.maximum(A.T) + sparse.eye_array(n, format="csr"))
+
+
 def _sq_dists(Xg: np.ndarray) -> np.ndarray:
     """Exact squared Euclidean distances within a (small) class."""
     return cdist(Xg, Xg, "sqeuclidean")

@@ -12,6 +12,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..core.memory import WAYS_OUT, check_memory
 from ..core.solvers import solve_embedding
 from .tags import declare
 
@@ -163,6 +164,24 @@ class ProjectionTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     def _n_features_out(self):
         return self.n_components_
 
+    def _peak_memory_bytes(self, n_samples: int, n_features: int, y=None) -> float | None:
+        """The estimated peak memory of ``fit`` on ``n_samples x n_features`` data (labels ``y``) beyond
+        the data themselves, in bytes; None for a method whose memory grows no faster than ``n d``, ``n k``
+        or ``d^2`` (no dense ``n x n`` state), which is not checked. docs/scale.md, "Memory"."""
+        return None
+
+    def _memory_ways_out(self) -> tuple[str, ...]:
+        """The ways out a :class:`~locproj.core.memory.NotEnoughMemoryError` of this method names."""
+        return WAYS_OUT
+
+    def _check_memory(self, X, y=None) -> None:
+        """A :class:`~locproj.core.memory.NotEnoughMemoryError` before ``fit`` allocates, when its
+        estimated peak (:meth:`_peak_memory_bytes`) exceeds the memory available."""
+        need = self._peak_memory_bytes(*X.shape, y)
+        if need is not None:
+            check_memory(need, n=X.shape[0], what=f"{type(self).__name__}.fit ({X.shape[1]} features)",
+                         ways_out=self._memory_ways_out())
+
     def __sklearn_tags__(self):
         return declare(super().__sklearn_tags__())
 
@@ -214,6 +233,7 @@ class GraphEmbeddingTransformer(LinearProjection):
     def fit(self, X, y=None):
         """Learn the projection from training data ``X`` (and labels ``y`` when supervised)."""
         X, y = validate_fit_data(self, X, y, self._needs_labels())
+        self._check_memory(X, y)
         problem = self._problem(X, y)
         emb = solve_embedding(X, problem.L, problem.B, constraint=problem.constraint,
                               n_components=self.n_components, maximize=problem.maximize)

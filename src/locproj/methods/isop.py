@@ -149,6 +149,11 @@ class IsometricProjection(GraphEmbeddingTransformer):
         self.supervised = supervised
         self.column_scaling = column_scaling
 
+    def _peak_memory_bytes(self, n_samples, n_features, y=None):
+        # 3 dense n x n arrays at once: the distances D, their squares and tau (then tau and its
+        # symmetrised copy, then that and its power-of-two scaling), and copies of X (docs/scale.md)
+        return 8.0 * (3 * n_samples**2 + 4 * n_samples * n_features)
+
     def _problem(self, X, y):
         return GraphProblem(L=isop_tau(X, y, self.n_neighbors, self.supervised), B=None, maximize=True)
 
@@ -165,6 +170,7 @@ class IsometricProjection(GraphEmbeddingTransformer):
         exactly.  Eigenvalues count as equal only within ``1e-12`` of the largest (the solver's
         default is ``1e-9``), so that the columns keep ``IsoP.m``'s order."""
         X, y = validate_fit_data(self, X, y, self._needs_labels())
+        self._check_memory(X, y)
         check_far_magnitude(X)
         X_unit, x_exponent = power_of_two_normalised(X)
         problem = self._problem(X_unit, y)

@@ -111,6 +111,12 @@ class KernelLPP(ProjectionTransformer):
         self.center_kernel = center_kernel
         self.column_scaling = column_scaling
 
+    def _peak_memory_bytes(self, n_samples, n_features, y=None):
+        # 12 dense n x n arrays: the kernel and its centred copy, the basis and its product with the
+        # kernel, the graph products L Y and D Y, the reduced M and N, the eigen-solver's copies and
+        # workspace, and the product with K of the column scaling (docs/scale.md, "Memory")
+        return 8.0 * (12 * n_samples**2 + 4 * n_samples * n_features)
+
     def _kernel(self, X, Y=None):
         return pairwise_kernels(X, Y, metric=self.kernel, filter_params=True, gamma=self.gamma,
                                 degree=self.degree, coef0=self.coef0)
@@ -119,6 +125,7 @@ class KernelLPP(ProjectionTransformer):
     def fit(self, X, y=None):
         """Learn ``alpha`` from training data ``X`` (and labels ``y`` when supervised)."""
         X, y = validate_fit_data(self, X, y, self.supervised)
+        self._check_memory(X, y)
         K = self._kernel(X)
         self.centerer_ = KernelCenterer().fit(K) if self.center_kernel else None
         if self.centerer_ is not None:

@@ -12,6 +12,7 @@ from threadpoolctl import threadpool_limits
 
 from .errors import ConfigError, UserError, schema_error
 from .core._io import set_job_code
+from .core.memory import memory_limit, parse_memory
 from .engine.method_failures import set_rule_log
 
 
@@ -81,6 +82,11 @@ def validate_config(config: dict, schema_path) -> None:
         validators.extend(Draft202012Validator, {"properties": set_defaults})(schema).validate(config)
     except jsonschema.ValidationError as error:
         raise schema_error(error) from error
+    if config.get("max_memory") is not None:
+        try:
+            parse_memory(config["max_memory"], "config key max_memory")
+        except UserError as error:
+            raise ConfigError(str(error)) from None
 
 
 def run_rule(snakemake, main) -> None:
@@ -98,7 +104,7 @@ def run_rule(snakemake, main) -> None:
     import scipy.linalg  # noqa: F401  loads scipy's BLAS, which the limit only reaches once loaded
 
     try:
-        with threadpool_limits(limits=max(1, int(snakemake.threads))):
+        with threadpool_limits(limits=max(1, int(snakemake.threads))), job_memory_limits(snakemake):
             main(snakemake)
     except UserError as error:  # the config or data: the message says what to do, no traceback
         log.error("rule %s failed for %s: %s", snakemake.rule, dict(snakemake.wildcards), error)
@@ -106,6 +112,23 @@ def run_rule(snakemake, main) -> None:
     except Exception:
         log.exception("rule %s failed for %s", snakemake.rule, dict(snakemake.wildcards))
         raise SystemExit(1) from None
+
+
+def job_memory_limits(snakemake):
+    """The memory limits of a job (:func:`locproj.core.memory.memory_limit`): its ``mem_mb`` resource
+    (a scheduling request, also met by the job cost model's estimates: the fit's need alone is held
+    to it, so that no cell that ran before is refused) and the config's ``max_memory``, where set."""
+    import contextlib
+
+    stack = contextlib.ExitStack()
+    mem_mb = getattr(snakemake, "resources", {}).get("mem_mb")
+    if isinstance(mem_mb, (int, float)) and mem_mb > 0:
+        stack.enter_context(memory_limit(int(mem_mb * 10**6), f"the job's mem_mb resource ({int(mem_mb)})",
+                                         count_held=False))
+    max_memory = (getattr(snakemake, "config", None) or {}).get("max_memory")
+    if max_memory is not None:
+        stack.enter_context(memory_limit(max_memory, f"the config's max_memory ({max_memory})"))
+    return stack
 
 
 def drop_local_rate_limiter(workflow) -> None:

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..core.memory import NotEnoughMemoryError
 from ..errors import UserError
 
 ON_ERROR = ("record", "raise")
@@ -127,6 +128,8 @@ def raised(error: BaseException, job: dict, partition: str, split=None) -> Excep
     :class:`MethodError` showing only its frames (printed without locproj's traceback); otherwise
     (locproj's own code) a ``RuntimeError`` naming the cell, chained to the original."""
     context = f"{failed_text(job, partition, split)}: {type(error).__name__}: {error}"
+    if isinstance(error, NotEnoughMemoryError):   # its message says what to do: no traceback
+        return MethodError(context)
     frames = method_frames(error)
     if "estimator_source" in job and (frames or isinstance(error, MethodOutputError)):
         shown = "".join(traceback.format_list(frames)).rstrip()

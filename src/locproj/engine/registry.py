@@ -126,6 +126,9 @@ class MethodSpec:
         What the estimators ``factory`` builds can do (:class:`~locproj.methods.tags.ProjectionTags`):
         their dimension parameter, nested fits, first columns, a training subset, a linear map,
         local regions. A locproj estimator declares them in its scikit-learn tags.
+    memory : dict, optional
+        An estimator by import path: its entry's ``memory`` (``{"dense_n_by_n": k}``, ``k`` float64
+        ``n x n`` arrays at the peak of a fit), for :meth:`check_memory`.
     """
 
     name: str
@@ -140,6 +143,7 @@ class MethodSpec:
     defaults: Mapping[str, object] = field(default_factory=dict)
     tags: ProjectionTags = field(default_factory=ProjectionTags)
     module: str = ""
+    memory: Mapping | None = None
 
     def make(self, **params) -> BaseEstimator:
         """Unfitted estimator with hyper-parameters ``params``; a ``ValueError`` names any it does not take."""
@@ -156,6 +160,26 @@ class MethodSpec:
 
     def max_components(self, n_samples: int, n_classes: int, n_features: int) -> int:
         return self.bound(n_samples, n_classes, n_features)
+
+    def check_memory(self, fixed: Mapping, n_samples: int, n_features: int, y=None) -> None:
+        """A :class:`~locproj.core.memory.NotEnoughMemoryError` when a fit with the parameters ``fixed``
+        on ``n_samples x n_features`` data (labels ``y``) would need more memory than is available: the
+        estimate a locproj estimator makes (``_peak_memory_bytes``) or the entry's ``memory``."""
+        from ..core.memory import check_memory, dense_square_bytes
+        from ..methods._base import ProjectionTransformer
+
+        if self.source is not None:
+            if self.memory:
+                check_memory(dense_square_bytes(n_samples, self.memory["dense_n_by_n"]), n=n_samples,
+                             what=f"method {self.name!r} ({self.source['estimator']}, its config's memory: "
+                                  f"{self.memory['dense_n_by_n']} dense n x n arrays)")
+            return
+        estimator = self.make(**fixed)
+        if isinstance(estimator, ProjectionTransformer):
+            need = estimator._peak_memory_bytes(n_samples, n_features, y)
+            if need is not None:
+                check_memory(need, n=n_samples, what=f"method {self.name!r} ({type(estimator).__name__})",
+                             ways_out=estimator._memory_ways_out())
 
     def neighbor_rule(self, fixed: Mapping | None = None) -> NeighborRule:
         """Its neighbour declaration with the values a fit uses where a grid point sets none: the
@@ -282,7 +306,7 @@ def method_spec(entry_name: str, entry: dict | None, search=(), source: dict | N
     return MethodSpec(entry_name, cls if supervised else without_labels(cls), tuple(defaults), supervised,
                       bound, ordered=entry.get("ordered", False), classifier=classifier, source=found,
                       neighbors=neighbors, defaults=defaults, tags=tags if supervised else wrapped(tags, "estimator"),
-                      module=cls.__module__)
+                      module=cls.__module__, memory=entry.get("memory"))
 
 
 def estimator_factory(spec: MethodSpec | str, fixed: dict, pca_first: int | None = None):

@@ -171,6 +171,10 @@ class SplitProtocol(Protocol):
             spec = job_method(job)
             new_estimator = estimator_factory(spec, job["method_spec"].get("fixed", {}), pca_first)
 
+        if spec is not None:   # before any fit: a clear error rather than the kernel's OOM killer
+            spec.check_memory(job["method_spec"].get("fixed", {}), len(train),
+                              min(data.X.shape[1], pca_first or data.X.shape[1]), data.y[train])
+
         def p_limit(X, y):
             n_features = min(X.shape[1], pca_first or X.shape[1])
             return spec.max_components(n_samples=len(X), n_classes=len(np.unique(y)), n_features=n_features)

@@ -81,6 +81,16 @@ def test_a_shared_module_of_the_methods_moves_the_methods_that_import_it(package
     assert after["pca"] == before["pca"]                 # scikit-learn's PCA imports none of locproj's methods
 
 
+def test_planning_a_job_moves_no_digest(package):
+    """The cost model sizes and orders jobs and asks for their resources; recalibrating it computes
+    nothing new, so it reruns nothing."""
+    before = digests()
+    for path in (package / "engine" / "job_costs.py", package / "engine" / "code_digests.py"):
+        path.write_text(path.read_text() + "\n\nANSWER = 42\n")
+    assert digests() == before
+    assert "locproj.engine.job_costs" in code_digests.closure(["locproj.experiments"])    # imported, all the same
+
+
 def test_a_users_method_file_and_the_job_script_count(tmp_path):
     protocol = protocol_named("cv_table")
     spec = METHODS["pca"]

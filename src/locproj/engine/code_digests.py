@@ -4,7 +4,9 @@ reruns the job and no other.
 A job's code is the import closure, inside locproj, of the runner and its protocol's module (without
 :mod:`locproj.methods`: the registry imports every method, and a job runs one), the closure of the
 module of the method it runs, its job script, and a user's method file with its sibling imports
-(:func:`locproj.engine.own_methods.code_digest`). Each module counts by its syntax tree without
+(:func:`locproj.engine.own_methods.code_digest`). The modules that only plan jobs (their size, order,
+resources and these digests: :data:`PLANNING`) count by nothing: calibrating the cost model reruns no
+job. Each module counts by its syntax tree without
 docstrings (:func:`ast.dump`), so comments, docstrings and layout do not; a new Python version may
 dump trees differently and rerun every job once. Other packages count by nothing: a package upgrade
 reruns no job (the dependency floors and the latest versions gave the same bits).
@@ -24,6 +26,8 @@ SOURCE_ROOT = Path(__file__).resolve().parents[2]
 RUNNER = ("locproj.experiments", "locproj.workflow")
 #: Left out of the closure of the runner and the protocols: a job adds the module of its own method.
 METHODS = "locproj.methods"
+#: What plans jobs and never computes a result: left out of every closure.
+PLANNING = ("locproj.engine.job_costs", "locproj.engine.code_digests")
 
 
 @functools.lru_cache(maxsize=None)
@@ -89,13 +93,13 @@ def _in(module: str, package: str) -> bool:
     return module == package or module.startswith(package + ".")
 
 
-def closure(roots: Iterable[str], skip: str | None = None) -> set[str]:
-    """The locproj modules ``roots`` import, directly or not, with the roots (those inside ``skip``
-    left out, and what only they import)."""
+def closure(roots: Iterable[str], skip: Iterable[str] = ()) -> set[str]:
+    """The locproj modules ``roots`` import, directly or not, with the roots (those inside a package
+    of ``skip`` left out, and what only they import)."""
     found, todo = set(), [root for root in roots if root in _known_modules()]
     while todo:
         module = todo.pop()
-        if module in found or (skip and _in(module, skip)):
+        if module in found or any(_in(module, package) for package in skip):
             continue
         found.add(module)
         todo += _parsed(module)[1]
@@ -112,9 +116,9 @@ def job_code_digest(protocol_module: str, script: Path | None, method_module: st
     """The sha256 of the code of a job: the closure of the runner and ``protocol_module`` without
     the methods, the closure of ``method_module`` (its estimator's module, when it is locproj's), the
     job ``script`` (a file) and ``method_code`` (the digest of a user's method file, if any)."""
-    modules = closure([*RUNNER, protocol_module], skip=METHODS)
+    modules = closure([*RUNNER, protocol_module], skip=(METHODS, *PLANNING))
     if method_module:
-        modules |= closure([method_module])
+        modules |= closure([method_module], skip=PLANNING)
     digest = hashlib.sha256()
     for module in sorted(modules):
         digest.update(f"{module}\n{_parsed(module)[0]}\n".encode())

@@ -120,7 +120,7 @@ def test_the_knn_estimate_grows_as_n_k_and_the_full_one_as_the_squared_classes()
 
 
 CHILD = """
-import json, resource, sys
+import json, sys, tracemalloc
 import numpy as np
 from locproj.methods import IsometricProjection, KernelLPP, LocalFisherDiscriminantAnalysis
 n, d = 1500, 64
@@ -128,17 +128,19 @@ rng = np.random.default_rng(0)
 y = np.arange(n) % 2
 X = rng.normal(size=(n, d)) + 3 * rng.normal(size=(2, d))[y]
 estimator = eval(sys.argv[1])
-open('/proc/self/clear_refs', 'w').write('5')
-before = int(open('/proc/self/statm').read().split()[1]) * 4096
+estimator.fit(X[:100], y[:100])          # the modules a fit imports, loaded before the count
+tracemalloc.start()
 estimator.fit(X, y)
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-print(json.dumps({'measured': peak - before, 'estimate': estimator._peak_memory_bytes(n, d, y)}))
+peak = tracemalloc.get_traced_memory()[1]
+print(json.dumps({'measured': peak, 'estimate': estimator._peak_memory_bytes(n, d, y)}))
 """
 
 
-@pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="needs Linux's /proc/self/clear_refs")
 @pytest.mark.parametrize("estimator", ["LocalFisherDiscriminantAnalysis()", "KernelLPP()", "IsometricProjection()"])
 def test_each_estimate_is_within_its_margin_of_the_measured_peak(estimator):
+    """The peak of the bytes a fit holds at once (numpy's arrays, which tracemalloc counts, whatever else
+    runs on the machine; the peak resident memory, benchmarks/bench_memory.py, agreed within -8 % and
+    +30 % when measured alone)."""
     env = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "PATH": ""}
     done = subprocess.run([sys.executable, "-c", CHILD, estimator], capture_output=True, text=True, check=True,
                           env=env)

@@ -5,8 +5,8 @@
 Each line is ``path<TAB>item<TAB>sha256``, sorted:
 
 - every table and text result (``*.csv``, ``*.md``, ``*.tex``, ``*.yaml``): its bytes; in
-  ``metadata.yaml`` the ``versions`` and ``code`` blocks are left out (package versions and the
-  code's commit are provenance, not results);
+  ``metadata.yaml`` the ``versions``, ``code`` and ``timing`` blocks are left out (package versions
+  and the code's commit are provenance, the jobs' seconds are measured: none is a result);
 - every result HDF5 file: each array (dtype, shape and bytes) and each attribute (its value's
   repr), one line each, so a difference names the array or attribute that moved.
 
@@ -76,6 +76,7 @@ def file_lines(path: Path) -> list[tuple[str, str, str]]:
         metadata = yaml.safe_load(path.read_text())
         metadata.pop("versions", None)
         metadata.pop("code", None)
+        metadata.pop("timing", None)
         return [(str(path), "", digest(yaml.safe_dump(metadata, sort_keys=True).encode()))]
     return [(str(path), "", digest(path.read_bytes()))]
 

@@ -9,6 +9,14 @@ paste into ``src/locproj/engine/job_costs.py``) and, per method, how far the mod
 times.
 
     python tools/calibrate_costs.py docs/results/matrix/timing.csv --experiment matrix
+
+With ``--memory``, the memory model instead (:data:`locproj.engine.job_costs.MEMORY_COEFFICIENTS`,
+megabytes per unit of each :func:`~locproj.engine.job_costs.memory_terms` term), fitted on the peak
+resident memory (``max_rss``, less the method's own estimate of its dense state) of every fit job of
+the config's experiments in Snakemake's benchmark files
+(``logs/benchmarks/fit/EXPERIMENT/DATASET/PARTITION/METHOD/*.tsv``, one per job):
+
+    python tools/calibrate_costs.py --memory logs/benchmarks --configfile config/papers_smoke.yaml
 """
 
 from __future__ import annotations
@@ -21,7 +29,8 @@ import pandas as pd
 from scipy.optimize import nnls
 
 from locproj.engine.config_files import load_config
-from locproj.engine.job_costs import TERMS, split_terms
+from locproj.errors import UserError
+from locproj.engine.job_costs import MEMORY_TERMS, TERMS, split_memory_terms, split_terms
 
 
 def cells(config: dict, experiment: str, timing: pd.DataFrame):
@@ -38,6 +47,22 @@ def cells(config: dict, experiment: str, timing: pd.DataFrame):
         yield name, np.array([terms[t] for t in TERMS], dtype=float), seconds, f"{row.dataset} m={int(row.m)}"
 
 
+def memory_cells(config: dict, benchmarks: Path):
+    """(method, memory terms vector, peak megabytes) of every fit job with a benchmark file, of a
+    dataset whose size the config knows."""
+    for path in sorted(benchmarks.glob("fit/*/*/*/*/*.tsv")):
+        experiment, dataset, partition, method = path.parent.relative_to(benchmarks / "fit").parts
+        spec = config.get("experiments", {}).get(experiment)
+        if spec is None or method not in spec.get("methods", {}) or method == "raw" or partition == "holdout":
+            continue
+        try:
+            name, terms, own_peak = split_memory_terms(config, experiment, dataset, partition, method)
+        except UserError:
+            continue
+        peak = pd.read_csv(path, sep="\t")["max_rss"].max() - own_peak    # the rest of the job's process
+        yield name, np.array([terms[t] for t in MEMORY_TERMS], dtype=float), float(peak), str(path.parent)
+
+
 def fit(rows: list) -> np.ndarray:
     A = np.array([terms / seconds for _, terms, seconds, _ in rows])
     scale = A.max(axis=0)
@@ -51,16 +76,28 @@ def main() -> None:
     parser.add_argument("timing", type=Path)
     parser.add_argument("--experiment", default="matrix")
     parser.add_argument("--config", type=Path, default=Path("config/config.yaml"))
+    parser.add_argument("--configfile", type=Path, action="append", default=[],
+                        help="a config the run was given (its --configfile), merged over --config")
+    parser.add_argument("--memory", action="store_true",
+                        help="fit the memory model on the benchmark files under TIMING (a folder)")
     args = parser.parse_args()
-    config = load_config(path=args.config)      # with the files it names (config_files)
-    rows = list(cells(config, args.experiment, pd.read_csv(args.timing)))
+    config = load_config(path=args.config, configfiles=args.configfile)   # with the files they name
+    if args.memory:
+        report(list(memory_cells(config, args.timing)), MEMORY_TERMS, "MEMORY_COEFFICIENTS")
+        return
+    report(list(cells(config, args.experiment, pd.read_csv(args.timing))), TERMS, "COEFFICIENTS")
+
+
+def report(rows: list, term_names, variable: str) -> None:
+    """Print the coefficients fitted per method and over all (``default``), as the Python literal of
+    ``variable``, and how far the model is from the recorded values."""
     by_method = {}
     for row in rows:
         by_method.setdefault(row[0], []).append(row)
     coefficients = {"default": fit(rows), **{name: fit(group) for name, group in sorted(by_method.items())}}
-    print("COEFFICIENTS: dict[str, dict[str, float]] = {")
+    print(f"{variable}: dict[str, dict[str, float]] = {{")
     for name, values in coefficients.items():
-        terms = [f'"{t}": {v:.3g}' for t, v in zip(TERMS, values)]
+        terms = [f'"{t}": {v:.3g}' for t, v in zip(term_names, values)]
         print(f'    "{name}": {{\n        ' + ", ".join(terms[:4]) + ",\n        " + ", ".join(terms[4:]) + ",\n    },")
     print("}\n\n| method | cells | median model / recorded | worst |\n|---|---:|---:|---:|")
     for name, group in sorted(by_method.items()):

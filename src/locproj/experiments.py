@@ -127,17 +127,17 @@ def aggregation_inputs(config: dict, experiment: str):
     return protocol_of(config["experiments"][experiment]).aggregation_inputs(config, experiment)
 
 
-def aggregate_experiment(spec: dict, inputs, out_dir, seed=None, notes=None) -> None:
+def aggregate_experiment(spec: dict, inputs, out_dir, seed=None, notes=None, timing=None) -> None:
     """Aggregate an experiment's results (``inputs``: the aggregation rule's input) into ``out_dir``,
-    then record its configuration, seed and versions in ``metadata.yaml``, and its failed cells where
-    a method failed under ``on_error: record``; ``notes`` say where the public data differ from the
-    paper's (:func:`experiment_notes`)."""
+    then record its configuration, seed and versions in ``metadata.yaml``, its failed cells where
+    a method failed under ``on_error: record``, and the ``timing`` of its jobs; ``notes`` say where
+    the public data differ from the paper's (:func:`experiment_notes`)."""
     from pathlib import Path
 
     from .report.writers import write_metadata  # here: the jobs, which import the engine, never need pandas
 
     failures = protocol_of(spec).aggregate(spec, inputs, out_dir, seed=seed, notes=notes)
-    write_metadata(Path(out_dir) / "metadata.yaml", spec, seed, failures=failures)
+    write_metadata(Path(out_dir) / "metadata.yaml", spec, seed, failures=failures, timing=timing)
 
 
 def experiment_outputs(spec: dict, experiment: str):

@@ -1,7 +1,10 @@
 # Config validation and the small input functions the other rule files use.
 import os
 import sys
+import time
 from pathlib import Path
+
+from snakemake.logging import logger
 
 
 from locproj.data.checks import check_dataset_options, check_local_datasets
@@ -17,6 +20,8 @@ from locproj.engine.config import (
     report_categories,
     split_path,
 )
+from locproj.engine.job_costs import RunPlan
+from locproj.engine.resources import job_resources
 from locproj.errors import UserError, user_error_message
 from locproj.workflow import drop_local_rate_limiter, validate_config
 from locproj.report.fidelity import paper_title
@@ -185,14 +190,38 @@ def job_script(scope):
     return script if os.path.isabs(script) else f"../scripts/{script}"
 
 
+def run_plan():
+    """The predicted wall time of the jobs this run will run: each at its rule's estimate
+    (JOB_SECONDS, experiments.smk), on the local cores over the jobs' threads or on the cluster's
+    `--jobs` (locproj.engine.job_costs.RunPlan)."""
+    slots = (
+        workflow.resource_settings.cores // max(1, config.get("threads", 1))
+        if workflow.local_exec
+        else workflow.resource_settings.nodes
+    )
+    seconds = []
+    for job in workflow.dag.needrun_jobs():
+        estimate = JOB_SECONDS.get(job.rule.name)
+        seconds.append(estimate(job.wildcards) if callable(estimate) else estimate)
+    return RunPlan(seconds, slots or 1, time.time())
+
+
+RUN_PLAN = []
+
+
 # a local run's scheduler plans when a job finishes, not on ever more rate-limit timers
-# (locproj.workflow.drop_local_rate_limiter)
+# (locproj.workflow.drop_local_rate_limiter); the run's predicted wall time, in its log
 onstart:
     drop_local_rate_limiter(workflow)
+    RUN_PLAN.append(run_plan())
+    logger.info(RUN_PLAN[-1].start_message())
 
 
-# the run ends with one list of the cells whose method failed (on_error: record; the tables mark them)
+# the run ends with its wall time against the prediction, and one list of the cells whose method
+# failed (on_error: record; the tables mark them)
 onsuccess:
+    if RUN_PLAN:
+        logger.info(RUN_PLAN[-1].end_message(time.time()))
     failures = failure_summary(config)
     if failures:
         print(failures, file=sys.stderr)

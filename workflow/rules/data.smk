@@ -10,6 +10,8 @@ rule fetch:
     localrule: True
     conda:
         "../envs/locproj.yaml"
+    resources:
+        **job_resources(config, mem_mb=500, runtime=30),
     params:
         spec=lambda wc: file_spec(wc.dataset, wc.file),
         mirror=MIRROR,
@@ -27,8 +29,7 @@ rule prepare:
     conda:
         "../envs/locproj.yaml"
     resources:
-        mem_mb=1000,
-        runtime=5,
+        **job_resources(config, mem_mb=1000, runtime=5),
     params:
         spec=lambda wc: DATASETS[wc.dataset],
         seed=config["seed"],
@@ -46,8 +47,7 @@ rule derive_view:
     conda:
         "../envs/locproj.yaml"
     resources:
-        mem_mb=1000,
-        runtime=5,
+        **job_resources(config, mem_mb=1000, runtime=5),
     params:
         # a sampling view gets the master seed (others keep their parameters, so are not rerun)
         view=lambda wc: (

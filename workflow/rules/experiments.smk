@@ -7,7 +7,12 @@
 # text of its rule does: so one loop defines every job rule, whatever its script. The script is read
 # from the loop's job when the rule is defined, and from the rule itself when its job runs, since
 # the loop's variable holds the last job by then (job_script).
+#
+# Each job's estimated seconds (None where the cost model has none) feed the run's predicted wall
+# time (common.smk, onstart).
+JOB_SECONDS = {}
 for _job in [j for e in EXPERIMENTS for j in job_rules(config, e, scripts=SCRIPTS)]:
+    JOB_SECONDS[_job.name] = _job.seconds
 
     rule:
         name:
@@ -18,6 +23,8 @@ for _job in [j for e in EXPERIMENTS for j in job_rules(config, e, scripts=SCRIPT
             _job.output,
         log:
             _job.log,
+        benchmark:
+            _job.benchmark
         wildcard_constraints:
             **_job.wildcard_constraints,
         priority: _job.priority
@@ -25,8 +32,7 @@ for _job in [j for e in EXPERIMENTS for j in job_rules(config, e, scripts=SCRIPT
             "../envs/locproj.yaml"
         threads: config.get("threads", 1)
         resources:
-            mem_mb=_job.mem_mb,
-            runtime=_job.runtime,
+            **job_resources(config, mem_mb=_job.mem_mb, runtime=_job.runtime),
         params:
             **_job.params,
         script:
@@ -46,6 +52,8 @@ for _experiment, _spec in EXPERIMENTS.items():
             f"logs/aggregate/{_experiment}.log",
         conda:
             "../envs/locproj.yaml"
+        resources:
+            **job_resources(config, mem_mb=2000, runtime=30),
         params:
             spec=_spec,
             seed=config["seed"],
@@ -84,6 +92,8 @@ for _paper, _comparisons in FIDELITY.items():
             f"logs/fidelity/{_paper}.log",
         conda:
             "../envs/locproj.yaml"
+        resources:
+            **job_resources(config, mem_mb=1000, runtime=10),
         params:
             title=paper_title(_paper),
             notes={e: experiment_notes(config, e) for e in _comparisons},

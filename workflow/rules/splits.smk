@@ -16,8 +16,7 @@ rule split_per_class:
     conda:
         "../envs/locproj.yaml"
     resources:
-        mem_mb=500,
-        runtime=5,
+        **job_resources(config, mem_mb=500, runtime=5),
     params:
         n_splits=config["n_splits"],
         seed=config["seed"],
@@ -39,8 +38,7 @@ rule split_partitions:
     conda:
         "../envs/locproj.yaml"
     resources:
-        mem_mb=500,
-        runtime=5,
+        **job_resources(config, mem_mb=500, runtime=5),
     params:
         n_splits=lambda wc: int(wc.n),
         seed=config["seed"],
@@ -60,8 +58,7 @@ rule split_holdout:
     conda:
         "../envs/locproj.yaml"
     resources:
-        mem_mb=500,
-        runtime=5,
+        **job_resources(config, mem_mb=500, runtime=5),
     params:
         n_splits=1,
         seed=config["seed"],
@@ -83,8 +80,7 @@ rule split_holdout_by_group:
     conda:
         "../envs/locproj.yaml"
     resources:
-        mem_mb=500,
-        runtime=5,
+        **job_resources(config, mem_mb=500, runtime=5),
     params:
         n_splits=1,
         seed=config["seed"],

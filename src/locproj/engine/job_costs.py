@@ -21,6 +21,7 @@ entries, so that adding one reruns no job), a view's from its dataset with its `
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -154,12 +155,16 @@ def grid_points(method_entry: dict, m: int, neighbors=None) -> int:
     return len(resolve_grid((method_entry or {}).get("grid"), X, np.array([0, 1]), m=m, neighbors=neighbors))
 
 
-def _neighbor_rule(config: dict, method: str, entry: dict):
-    """The neighbour rule of a method entry (:meth:`locproj.engine.registry.MethodSpec.neighbour_rule`)."""
+def _method_spec(config: dict, method: str, entry: dict):
     from .config import method_folders
     from .registry import method_spec
 
-    return method_spec(method, entry, method_folders(config)).neighbor_rule(entry.get("fixed"))
+    return method_spec(method, entry, method_folders(config))
+
+
+def _neighbor_rule(config: dict, method: str, entry: dict):
+    """The neighbour rule of a method entry (:meth:`locproj.engine.registry.MethodSpec.neighbour_rule`)."""
+    return _method_spec(config, method, entry).neighbor_rule(entry.get("fixed"))
 
 
 def work_terms(n_train: int, n_test: int, n_features: int, n_folds: int, n_grid: int, p_max: int,
@@ -209,3 +214,153 @@ def cell_blocks(seconds_per_split: float, n_splits: int, job_seconds: float = JO
     most = max(1, int(job_seconds // seconds_per_split)) if seconds_per_split > 0 else n_splits
     n_jobs = math.ceil(n_splits / min(most, n_splits))
     return consecutive_blocks(n_splits, math.ceil(n_splits / n_jobs))
+
+
+def job_seconds(config: dict, experiment: str, dataset: str, partition: str, method: str,
+                n_splits: int) -> float | None:
+    """Estimated seconds of a job of ``n_splits`` splits of (dataset, partition, method), with its
+    start-up; None for a dataset without ``dataset_sizes``."""
+    try:
+        return STARTUP_SECONDS + n_splits * split_seconds(config, experiment, dataset, partition, method)
+    except SizeError:
+        return None
+
+
+# --- memory: what a job asks a scheduler for ---
+
+MEMORY_TERMS = ("base", "data", "dense", "span", "scatter")
+
+# megabytes per unit of each memory term (:func:`memory_terms`) of a job's own process (Snakemake's
+# benchmark max_rss): the interpreter and libraries as measured (167-196 MB in the fit jobs of the smoke
+# and papers_smoke runs, tools/calibrate_costs.py --memory), then one float64 copy of the dataset, one
+# n x n, four n x d and two d x d arrays (the working set of the methods that declare no peak of their
+# own, which grew by 0.1 to 1 n x n at n = 2000 to 4000: docs/scale.md, "Memory")
+MEMORY_COEFFICIENTS: dict[str, dict[str, float]] = {
+    "default": {"base": 200.0, "data": 8e-06, "dense": 8e-06, "span": 3.2e-05, "scatter": 1.6e-05},
+}
+#: a job's own process is given this much more than its estimate
+MEMORY_MARGIN = 1.5
+#: the job-step process of Snakemake that runs each job on a cluster node, in the same cgroup
+#: (234 MB measured with the whole config loaded)
+JOBSTEP_MB = 250
+SMALLEST_MB = 500
+
+
+def memory_terms(samples: int, features: int, n_train: int, fitted: int | None = None) -> dict[str, float]:
+    """The memory of a fit job's process, term by term (units: values, up to a constant per term): the
+    interpreter and libraries, the dataset held whole (``samples x features``), and the arrays of a fit
+    on ``n_train`` samples of ``fitted`` features (after ``pca_first``): n x n, n x d, d x d."""
+    fitted = features if fitted is None else fitted
+    return {"base": 1.0, "data": samples * features, "dense": n_train**2, "span": n_train * fitted,
+            "scatter": fitted**2}
+
+
+def split_memory_terms(config: dict, experiment: str, dataset: str, partition: str,
+                       method: str) -> tuple[str, dict, float]:
+    """(the coefficients' name, the memory terms, the method's own peak in megabytes: its estimate of
+    its dense state, :meth:`~locproj.engine.registry.MethodSpec.peak_memory_bytes`, else 0) of a job of
+    (dataset, partition, method)."""
+    spec = config["experiments"][experiment]
+    samples, classes, features = dataset_size(config, dataset)
+    n_train, _ = training_size(partition, samples, classes)
+    entry = spec["methods"][method] or {}
+    fitted = min(features, int(entry["pca_first"])) if entry.get("pca_first") else features
+    peak = None if method == "raw" else _method_spec(config, method, entry).peak_memory_bytes(
+        entry.get("fixed") or {}, n_train, fitted)
+    return (entry.get("estimator") or entry.get("method", method), memory_terms(samples, features, n_train, fitted),
+            (peak or 0.0) / 1e6)
+
+
+def job_memory_mb(config: dict, experiment: str, dataset: str, partition: str, method: str,
+                  fallback: int = 1500) -> int:
+    """The ``mem_mb`` of a fit job, in whole hundreds: Snakemake's job step (:data:`JOBSTEP_MB`) and
+    the job's process (:func:`split_memory_terms`) with :data:`MEMORY_MARGIN`; ``fallback`` for a
+    dataset without ``dataset_sizes``."""
+    try:
+        name, terms, own_peak = split_memory_terms(config, experiment, dataset, partition, method)
+    except SizeError:
+        return fallback
+    coefficients = MEMORY_COEFFICIENTS.get(name, MEMORY_COEFFICIENTS["default"])
+    estimate = sum(coefficients[term] * value for term, value in terms.items()) + own_peak
+    return max(SMALLEST_MB, 100 * math.ceil((JOBSTEP_MB + MEMORY_MARGIN * estimate) / 100))
+
+
+# --- a run's wall time, before it starts ---
+
+def predicted_wall_seconds(job_seconds, slots: int) -> float:
+    """The wall time of jobs of these seconds on ``slots`` parallel slots (cores over threads per job),
+    the longest first, each on the slot that frees first: a lower bound where jobs wait for others."""
+    import heapq
+
+    finish = [0.0] * max(1, slots)
+    for seconds in sorted(job_seconds, reverse=True):
+        heapq.heapreplace(finish, finish[0] + seconds)
+    return max(finish)
+
+
+def _benchmark_seconds(path) -> float:
+    """The wall seconds (``s``) of a Snakemake benchmark file: a header line, then one row per run."""
+    header, *rows = path.read_text().splitlines()
+    column = header.split("\t").index("s")
+    return sum(float(row.split("\t")[column]) for row in rows if row.strip())
+
+
+def experiment_timing(config: dict, experiment: str, logs="logs") -> dict:
+    """The seconds of an experiment's jobs as measured (their benchmark files under ``logs``, one core
+    each, summed) beside the cost model's estimate of the same jobs (those of cross-validated splits
+    of a dataset in ``dataset_sizes``): for ``metadata.yaml``, measured rather than computed."""
+    from pathlib import Path
+
+    spec = config["experiments"][experiment]
+    measured = estimated = measured_estimated = 0.0
+    n_jobs = n_estimated = 0
+    for path in sorted(Path(logs, "benchmarks").glob(f"*/{experiment}/**/*.tsv")):
+        seconds = _benchmark_seconds(path)
+        measured += seconds
+        n_jobs += 1
+        parts = path.relative_to(Path(logs, "benchmarks")).parts
+        block = re.fullmatch(r"splits(\d+)-(\d+)\.tsv", parts[-1])
+        if len(parts) != 6 or block is None or parts[4] not in spec.get("methods", {}):
+            continue
+        estimate = job_seconds(config, experiment, parts[2], parts[3], parts[4],
+                               int(block[2]) - int(block[1]) + 1)
+        if estimate is not None:
+            estimated += estimate
+            measured_estimated += seconds
+            n_estimated += 1
+    return {"jobs": n_jobs, "measured_seconds": round(measured, 1),
+            "cost_model": {"jobs": n_estimated, "estimated_seconds": round(estimated, 1),
+                           "measured_seconds": round(measured_estimated, 1)}}
+
+
+#: what a job without an estimate (preparing data, splits, an aggregation, a figure) is counted at
+UNESTIMATED_SECONDS = 5.0
+
+
+def _duration(seconds: float) -> str:
+    minutes, seconds = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min {seconds:02d} s"
+
+
+class RunPlan:
+    """A run's predicted wall time: each job it will run at the cost model's estimate of its seconds
+    (:data:`UNESTIMATED_SECONDS` where there is none), scheduled longest first on its parallel slots
+    (:func:`predicted_wall_seconds`)."""
+
+    def __init__(self, job_seconds: list[float | None], slots: int, started: float):
+        self.n_jobs, self.n_estimated = len(job_seconds), sum(s is not None for s in job_seconds)
+        self.slots, self.started = max(1, slots), started
+        self.seconds = predicted_wall_seconds(
+            [UNESTIMATED_SECONDS if s is None else s for s in job_seconds], self.slots)
+
+    def start_message(self) -> str:
+        return (f"locproj: {self.n_jobs} jobs on {self.slots} parallel slots, predicted wall time "
+                f"{_duration(self.seconds)} ({self.n_estimated} jobs estimated by the cost model, "
+                f"the others counted at {UNESTIMATED_SECONDS:.0f} s each)")
+
+    def end_message(self, finished: float) -> str:
+        actual = finished - self.started
+        ratio = f", {actual / self.seconds:.2f} times the prediction" if self.seconds > 0 else ""
+        return (f"locproj: {self.n_jobs} jobs took {_duration(actual)}; predicted {_duration(self.seconds)}"
+                f"{ratio}")

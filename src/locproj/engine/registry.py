@@ -161,25 +161,36 @@ class MethodSpec:
     def max_components(self, n_samples: int, n_classes: int, n_features: int) -> int:
         return self.bound(n_samples, n_classes, n_features)
 
-    def check_memory(self, fixed: Mapping, n_samples: int, n_features: int, y=None) -> None:
-        """A :class:`~locproj.core.memory.NotEnoughMemoryError` when a fit with the parameters ``fixed``
-        on ``n_samples x n_features`` data (labels ``y``) would need more memory than is available: the
-        estimate a locproj estimator makes (``_peak_memory_bytes``) or the entry's ``memory``."""
-        from ..core.memory import check_memory, dense_square_bytes
+    def peak_memory_bytes(self, fixed: Mapping, n_samples: int, n_features: int, y=None) -> float | None:
+        """The estimated peak memory of a fit with the parameters ``fixed`` on ``n_samples x n_features``
+        data (labels ``y``), beyond the data: the estimate a locproj estimator makes
+        (``_peak_memory_bytes``) or the entry's ``memory``; None for a method that declares none."""
+        from ..core.memory import dense_square_bytes
         from ..methods._base import ProjectionTransformer
 
         if self.source is not None:
-            if self.memory:
-                check_memory(dense_square_bytes(n_samples, self.memory["dense_n_by_n"]), n=n_samples,
-                             what=f"method {self.name!r} ({self.source['estimator']}, its config's memory: "
-                                  f"{self.memory['dense_n_by_n']} dense n x n arrays)")
-            return
+            return dense_square_bytes(n_samples, self.memory["dense_n_by_n"]) if self.memory else None
         estimator = self.make(**fixed)
         if isinstance(estimator, ProjectionTransformer):
-            need = estimator._peak_memory_bytes(n_samples, n_features, y)
-            if need is not None:
-                check_memory(need, n=n_samples, what=f"method {self.name!r} ({type(estimator).__name__})",
-                             ways_out=estimator._memory_ways_out())
+            return estimator._peak_memory_bytes(n_samples, n_features, y)
+        return None
+
+    def check_memory(self, fixed: Mapping, n_samples: int, n_features: int, y=None) -> None:
+        """A :class:`~locproj.core.memory.NotEnoughMemoryError` when a fit with the parameters ``fixed``
+        on ``n_samples x n_features`` data (labels ``y``) would need more memory than is available
+        (:meth:`peak_memory_bytes`)."""
+        from ..core.memory import check_memory
+
+        need = self.peak_memory_bytes(fixed, n_samples, n_features, y)
+        if need is None:
+            return
+        if self.source is not None:
+            check_memory(need, n=n_samples, what=f"method {self.name!r} ({self.source['estimator']}, its config's "
+                                                 f"memory: {self.memory['dense_n_by_n']} dense n x n arrays)")
+        else:       # a locproj estimator (ProjectionTransformer), the only other kind with an estimate
+            estimator = self.make(**fixed)
+            check_memory(need, n=n_samples, what=f"method {self.name!r} ({type(estimator).__name__})",
+                         ways_out=estimator._memory_ways_out())
 
     def neighbor_rule(self, fixed: Mapping | None = None) -> NeighborRule:
         """Its neighbour declaration with the values a fit uses where a grid point sets none: the

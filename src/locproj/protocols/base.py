@@ -46,8 +46,9 @@ class Output:
 class JobRule:
     """One Snakemake rule that computes an experiment's jobs, as ``workflow/rules/experiments.smk``
     defines it: ``input`` and ``params`` map names to values or to functions of the wildcards;
-    ``script`` is a file of ``workflow/scripts``; ``runtime`` (minutes) a number or a function of
-    the wildcards."""
+    ``script`` is a file of ``workflow/scripts``; ``runtime`` (minutes), ``mem_mb`` and ``seconds``
+    (the cost model's estimate of the job on one core, None where it has none) a number or a
+    function of the wildcards."""
 
     name: str
     output: list[str]
@@ -56,9 +57,16 @@ class JobRule:
     params: dict[str, Any]
     script: str
     runtime: Callable | int
-    mem_mb: int = 1500
+    mem_mb: Callable | int = 1500
     wildcard_constraints: dict[str, str] = field(default_factory=dict)
     priority: int = 0
+    seconds: Callable | float | None = None
+
+    @property
+    def benchmark(self) -> str:
+        """Snakemake's measure of the job (its seconds and peak memory, ``max_rss``), beside its log
+        and outside ``results/``: what ``tools/calibrate_costs.py --memory`` fits the cost model on."""
+        return "logs/benchmarks/" + self.log.removeprefix("logs/").removesuffix(".log") + ".tsv"
 
 
 class Protocol(ABC):

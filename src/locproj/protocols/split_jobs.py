@@ -77,18 +77,24 @@ class SplitProtocol(Protocol):
         A cell's rule writes its dataset and method into its paths, with the partition the only
         wildcard (the job script reads it): Snakemake then finds a file's producer among the rules
         of that dataset only, so that hundreds of cost-sized rules keep the dry run fast."""
+        from ..engine.job_costs import job_memory_mb, job_seconds as estimated_seconds
+
         block = f"splits{splits[0]:02d}-{splits[-1]:02d}"
         if cell is None:
             dataset, method = "{dataset}", "{method}"
             constraints, name = dict(method=NAME_PATTERN), f"fit_{experiment}_{block}"
             runtime = lambda wc, splits=splits: 5 + 2 * len(splits)   # noqa: E731
             dataset_of, method_of = (lambda wc: wc.dataset), (lambda wc: wc.method)
+            mem_mb = lambda wc: job_memory_mb(config, experiment, wc.dataset, wc.partition, wc.method)  # noqa: E731
+            seconds = lambda wc: estimated_seconds(  # noqa: E731
+                config, experiment, wc.dataset, wc.partition, wc.method, len(splits))
         else:
             dataset, partition, method = cell
             constraints = dict(partition=re.escape(partition))
             name = f"fit_{experiment}_{'_'.join(cell).replace('.', '_')}_{block}"
             runtime = 5 + 2 * len(splits) + math.ceil(3 * job_seconds / 60)
             dataset_of, method_of = (lambda wc: dataset), (lambda wc: method)
+            mem_mb, seconds = job_memory_mb(config, experiment, dataset, partition, method), job_seconds
         return JobRule(
             name=name,
             output=[result_path(experiment, dataset, "{partition}", method, s) for s in splits],
@@ -106,6 +112,8 @@ class SplitProtocol(Protocol):
             runtime=runtime,
             wildcard_constraints=constraints,
             priority=0 if job_seconds is None else int(round(job_seconds)),
+            mem_mb=mem_mb,
+            seconds=seconds,
         )
 
     def _cost_sized_rules(self, config: dict, experiment: str) -> list[JobRule]:

@@ -140,16 +140,19 @@ def write_table_files(out_dir, stem: str, long: pd.DataFrame, shown: pd.DataFram
     return [out_dir / name for name in texts]
 
 
-def write_metadata(path: Path, spec: dict, seed, failures=None) -> None:
+def write_metadata(path: Path, spec: dict, seed, failures=None, timing=None) -> None:
     """The experiment's configuration, seed, config hash, package versions and code (the git commit
-    and its dirty flag, :func:`locproj.core._io.code_provenance`), as YAML; and, where a method
-    failed under ``on_error: record``, its ``failed`` splits."""
+    and its dirty flag, :func:`locproj.core._io.code_provenance`), as YAML; where a method failed
+    under ``on_error: record``, its ``failed`` splits; and the ``timing`` of its jobs, measured and
+    estimated (:func:`locproj.engine.job_costs.experiment_timing`)."""
     import yaml
 
     metadata = {"seed": seed, "config_hash": config_hash(spec), "versions": package_versions(),
                 "code": code_provenance(), "experiment": spec}
     if failures:
         metadata["failed"] = list(failures)
+    if timing is not None:
+        metadata["timing"] = timing
     with atomic_path(path) as tmp:
         tmp.write_text(yaml.safe_dump(metadata, sort_keys=True, allow_unicode=True))
 

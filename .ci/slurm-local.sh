@@ -112,6 +112,13 @@ install_packages() {
 }
 
 # ---------------------------------------------------------------- config
+# true when this process may make a cgroup (v1) of the memory controller: task/cgroup can then
+# confine each job's memory
+cgroup_v1_memory() {
+    local probe=/sys/fs/cgroup/memory/locproj-probe.$$
+    [[ -d /sys/fs/cgroup/memory ]] && mkdir "$probe" 2>/dev/null && rmdir "$probe"
+}
+
 write_config() {
     local host cfgline mem
     host=$(hostname -s)
@@ -134,10 +141,26 @@ write_config() {
         cp -a "$CONF" "$CONF.bak.$(date +%s)"
     fi
     mkdir -p "$(dirname "$CONF")" "$SPOOL/ctld" "$SPOOL/d" "$LOGDIR" "$PIDDIR"
-    # Slurm 22.05: no cgroup.conf on purpose — `CgroupPlugin=disabled` there
-    # makes slurmd refuse to start; with task/none + proctrack/linuxproc none is read.
-    if [[ -e $(dirname "$CONF")/cgroup.conf ]]; then
-        log "WARNING: $(dirname "$CONF")/cgroup.conf exists; it may stop slurmd from starting"
+    # Memory limits, as a real cluster enforces them. With a cgroup v1 memory controller that we
+    # may write, task/cgroup confines each job to its --mem, and the kernel's OOM killer ends a job
+    # that exceeds it (sacct: OUT_OF_MEMORY). Without one, slurmd polls each job's memory every
+    # second and kills it (sacct: FAILED); then no cgroup.conf is written, since Slurm 22.05's
+    # slurmd refuses to start with `CgroupPlugin=disabled` there. The mode is kept in
+    # $STATE/memory_enforcement for CI.
+    local cgroup_conf task proctrack gather_params
+    cgroup_conf=$(dirname "$CONF")/cgroup.conf
+    if cgroup_v1_memory; then
+        task=task/cgroup proctrack=proctrack/cgroup gather_params=NoOverMemoryKill
+        printf '%s\nCgroupPlugin=cgroup/v1\nCgroupMountpoint=/sys/fs/cgroup\nConstrainRAMSpace=yes\nConstrainSwapSpace=yes\n' \
+            "$MARKER" >"$cgroup_conf"
+        echo cgroup >"$STATE/memory_enforcement"
+    else
+        task=task/none proctrack=proctrack/linuxproc gather_params=OverMemoryKill
+        if [[ -e $cgroup_conf ]] && grep -qF "$MARKER" "$cgroup_conf"; then rm -f "$cgroup_conf"; fi
+        if [[ -e $cgroup_conf ]]; then
+            log "WARNING: $cgroup_conf exists; it may stop slurmd from starting"
+        fi
+        echo polling >"$STATE/memory_enforcement"
     fi
 
     local tmp
@@ -153,8 +176,8 @@ AuthType=auth/munge
 CredType=cred/munge
 MpiDefault=none
 SwitchType=switch/none
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
+ProctrackType=${proctrack}
+TaskPlugin=${task}
 SchedulerType=sched/backfill
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU_Memory
@@ -168,10 +191,14 @@ Waittime=0
 SlurmctldTimeout=120
 SlurmdTimeout=300
 MailProg=/bin/true
-# accounting off (no slurmdbd): sacct does not work, use squeue/scontrol
+# accounting off (no slurmdbd): plain sacct does not work, use squeue/scontrol; each finished
+# job's end state (COMPLETED, TIMEOUT, ...) is kept in a text file that \`sacct --completion\` reads
 AccountingStorageType=accounting_storage/none
-JobAcctGatherType=jobacct_gather/none
-JobCompType=jobcomp/none
+JobAcctGatherType=jobacct_gather/linux
+JobAcctGatherFrequency=task=1
+JobAcctGatherParams=${gather_params}
+JobCompType=jobcomp/filetxt
+JobCompLoc=$STATE/jobcomp.log
 StateSaveLocation=$SPOOL/ctld
 SlurmdSpoolDir=$SPOOL/d
 SlurmctldPidFile=$STATE/slurmctld.pidfile

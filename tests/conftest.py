@@ -68,3 +68,14 @@ def _readable_curves(figure) -> list[str]:
 def readable_curves():
     """:func:`_readable_curves`, for the tests of each protocol's curve figure."""
     return _readable_curves
+
+
+@pytest.fixture()
+def workdir(tmp_path):
+    """A copy of the workflow (not of data or results) to run in isolation."""
+    import shutil
+
+    for name in ("Snakefile", "workflow", "config", "profiles"):
+        source = ROOT / name
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, tmp_path / name)
+    return tmp_path

@@ -5,7 +5,6 @@ partition's caps, and a run says at its start how long it will take and at its e
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -77,14 +76,6 @@ def test_timing_sums_the_benchmark_files_of_an_experiments_jobs(tmp_path):
     timing = experiment_timing(config, "e", logs=tmp_path)
     assert timing["jobs"] == 2 and timing["measured_seconds"] == 4.8
     assert timing["cost_model"]["jobs"] == 2 and timing["cost_model"]["estimated_seconds"] > 0
-
-
-@pytest.fixture()
-def workdir(tmp_path):
-    for name in ("Snakefile", "workflow", "config", "profiles"):
-        source = ROOT / name
-        (shutil.copytree if source.is_dir() else shutil.copy)(source, tmp_path / name)
-    return tmp_path
 
 
 def dry_run_resources(workdir, *args) -> list[dict]:

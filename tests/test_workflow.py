@@ -18,15 +18,6 @@ ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "tests" / "configs" / "tiny.yaml"
 
 
-@pytest.fixture()
-def workdir(tmp_path):
-    """A copy of the workflow (not of data or results) to run in isolation."""
-    for name in ("Snakefile", "workflow", "config", "profiles"):
-        source = ROOT / name
-        (shutil.copytree if source.is_dir() else shutil.copy)(source, tmp_path / name)
-    return tmp_path
-
-
 def snakemake(workdir, *args, **kwargs):
     command = [sys.executable, "-m", "snakemake", *args, "--cores", "2", "--configfile", str(TINY)]
     return subprocess.run(command, cwd=workdir, capture_output=True, text=True, **kwargs)

@@ -1,23 +1,19 @@
 """What jobs ask a cluster for, and what a run predicts of its own duration: every rule that runs
 declares its memory and minutes, one config setting scales them all, a retry asks for more up to the
-partition's caps, and a run says at its start how long it will take and at its end how long it took."""
+partition's caps, and the prediction schedules the jobs' estimates (a real run's messages and timing:
+tests/test_workflow.py)."""
 
 from __future__ import annotations
 
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-import yaml
 
 from locproj.engine.job_costs import (UNESTIMATED_SECONDS, RunPlan, experiment_timing, job_memory_mb,
                                       predicted_wall_seconds)
 from locproj.engine.resources import at_attempt, job_resources, settings
-
-ROOT = Path(__file__).resolve().parents[1]
-TINY = ROOT / "tests" / "configs" / "tiny.yaml"
 
 
 def test_a_retry_asks_for_more_up_to_the_cap():
@@ -110,17 +106,3 @@ def test_every_job_declares_its_memory_and_minutes_and_one_setting_scales_them(w
         single = by_output[job["rule"], job["output"]]
         assert int(job["runtime"]) == 2 * int(single["runtime"])
         assert int(job["mem_mb"]) == min(3000, 2 * int(single["mem_mb"]))
-
-
-@pytest.mark.slow
-def test_a_run_predicts_its_duration_and_records_its_jobs_seconds(workdir):
-    result = subprocess.run([sys.executable, "-m", "snakemake", "tiny", "--cores", "2", "--configfile", str(TINY)],
-                            cwd=workdir, capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr[-3000:]
-    start = re.search(r"locproj: (\d+) jobs on 2 parallel slots, predicted wall time", result.stderr)
-    assert start and int(start.group(1)) > 0
-    assert re.search(r"locproj: \d+ jobs took .*; predicted .*times the prediction", result.stderr)
-    benchmarks = list((workdir / "logs" / "benchmarks" / "fit").rglob("*.tsv"))
-    assert benchmarks and all("max_rss" in path.read_text() for path in benchmarks)
-    metadata = yaml.safe_load(next((workdir / "results").rglob("metadata.yaml")).read_text())
-    assert metadata["timing"]["jobs"] == len(benchmarks) and metadata["timing"]["measured_seconds"] > 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -31,6 +32,14 @@ def test_tiny_experiment_runs_then_a_second_run_does_nothing(workdir):
     results = sorted((workdir / "results" / "tiny").rglob("split*.h5"))
     assert len(results) == 3 * 3                      # 3 methods x 3 splits, one file per split
     assert len(list((workdir / "logs" / "fit").rglob("*.log"))) == 3 * 2   # 3 methods x 2 blocks
+    # the run says how long it will take and took; each fit job's seconds and peak memory are measured
+    start = re.search(r"locproj: (\d+) jobs on 2 parallel slots, predicted wall time", first.stderr)
+    assert start and int(start.group(1)) > 3 * 2
+    assert re.search(r"locproj: \d+ jobs took .*; predicted .*times the prediction", first.stderr)
+    benchmarks = list((workdir / "logs" / "benchmarks" / "fit").rglob("*.tsv"))
+    assert len(benchmarks) == 3 * 2 and all("max_rss" in path.read_text() for path in benchmarks)
+    metadata = yaml.safe_load((workdir / "results" / "tiny" / "metadata.yaml").read_text())
+    assert metadata["timing"]["jobs"] == 3 * 2 and metadata["timing"]["measured_seconds"] > 0
     second = snakemake(workdir, "tiny", "--dry-run")
     assert second.returncode == 0 and "Nothing to be done" in second.stdout + second.stderr
 

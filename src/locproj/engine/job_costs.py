@@ -16,12 +16,18 @@ takes ``"default"``.
 The sizes come from the config's ``dataset_sizes`` (samples, classes, features; outside the datasets'
 entries, so that adding one reruns no job), a view's from its dataset with its ``resize``,
 ``relabel`` and ``sample``.
+
+The same sizes give a fit job's memory (:func:`job_memory_mb`, what it asks a cluster for) and a
+run's predicted wall time (:class:`RunPlan`); :func:`experiment_timing` sets the estimates beside what
+the jobs took. Nothing here changes a result: the code digests leave this module out.
 """
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
+from pathlib import Path
 
 import numpy as np
 
@@ -290,8 +296,6 @@ def job_memory_mb(config: dict, experiment: str, dataset: str, partition: str, m
 def predicted_wall_seconds(job_seconds, slots: int) -> float:
     """The wall time of jobs of these seconds on ``slots`` parallel slots (cores over threads per job),
     the longest first, each on the slot that frees first: a lower bound where jobs wait for others."""
-    import heapq
-
     finish = [0.0] * max(1, slots)
     for seconds in sorted(job_seconds, reverse=True):
         heapq.heapreplace(finish, finish[0] + seconds)
@@ -309,8 +313,6 @@ def experiment_timing(config: dict, experiment: str, logs="logs") -> dict:
     """The seconds of an experiment's jobs as measured (their benchmark files under ``logs``, one core
     each, summed) beside the cost model's estimate of the same jobs (those of cross-validated splits
     of a dataset in ``dataset_sizes``): for ``metadata.yaml``, measured rather than computed."""
-    from pathlib import Path
-
     spec = config["experiments"][experiment]
     measured = estimated = measured_estimated = 0.0
     n_jobs = n_estimated = 0

@@ -36,14 +36,23 @@ def class_block_graph(y) -> sparse.csr_array:
     return sparse.csr_array((vals, (rows, cols)), shape=(n, n))
 
 
+def _check_local_scaling_k(n_neighbors) -> None:
+    if isinstance(n_neighbors, bool) or not isinstance(n_neighbors, (int, np.integer)) or n_neighbors < 1:
+        raise ValueError(f"n_neighbors (local scaling) must be a positive int, got {n_neighbors!r}.")
+
+
+def _scaled_heat(sq: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """``exp(-sq / scale)`` where ``scale = sigma_i sigma_j > 0``, else 0 (Sugiyama 2007, eq. 4)."""
+    return np.where(scale > 0, np.exp(-sq / np.where(scale > 0, scale, 1.0)), 0.0)
+
+
 def local_scaling_affinity(X, y, n_neighbors: int = 7) -> sparse.csr_array:
     """LFDA affinity ``A_ij = exp(-||x_i - x_j||^2 / (sigma_i sigma_j))`` within each class
     (Sugiyama 2007, eq. 4 and §4.2), ``sigma_i`` the distance from ``x_i`` to its
     ``n_neighbors``-th nearest neighbour in its class (capped at the class size - 1).
     Pairs from different classes get 0 (LFDA never uses them)."""
     X = check_finite(X)
-    if isinstance(n_neighbors, bool) or not isinstance(n_neighbors, (int, np.integer)) or n_neighbors < 1:
-        raise ValueError(f"n_neighbors (local scaling) must be a positive int, got {n_neighbors!r}.")
+    _check_local_scaling_k(n_neighbors)
     _, groups = _class_groups(y)
     n = len(X)
     blocks = []
@@ -53,7 +62,7 @@ def local_scaling_affinity(X, y, n_neighbors: int = 7) -> sparse.csr_array:
         kth = min(n_neighbors, len(g) - 1)
         sigma = np.sqrt(np.sort(sq, axis=1)[:, kth]) if kth > 0 else np.zeros(len(g))
         scale = np.outer(sigma, sigma)
-        A = np.where(scale > 0, np.exp(-sq / np.where(scale > 0, scale, 1.0)), 0.0)
+        A = _scaled_heat(sq, scale)
         np.fill_diagonal(A, 1.0)
         blocks.append((np.repeat(g, len(g)), np.tile(g, len(g)), A.ravel()))
     rows, cols, vals = (np.concatenate(parts) for parts in zip(*blocks))
@@ -67,8 +76,7 @@ def local_scaling_knn_affinity(X, y, n_neighbors: int = 7) -> sparse.csr_array:
     elsewhere; ``O(n k)`` entries. With ``n_neighbors >= n_c - 1`` in every class it is
     :func:`local_scaling_affinity`."""
     X = check_finite(X)
-    if isinstance(n_neighbors, bool) or not isinstance(n_neighbors, (int, np.integer)) or n_neighbors < 1:
-        raise ValueError(f"n_neighbors (local scaling) must be a positive int, got {n_neighbors!r}.")
+    _check_local_scaling_k(n_neighbors)
     _, groups = _class_groups(y)
     n = len(X)
     sigma = np.zeros(n)
@@ -86,7 +94,7 @@ def local_scaling_knn_affinity(X, y, n_neighbors: int = 7) -> sparse.csr_array:
     rows, cols, sq = (np.concatenate(parts) if parts else np.empty(0) for parts in (rows, cols, sq))
     rows, cols = rows.astype(np.int64), cols.astype(np.int64)
     scale = sigma[rows] * sigma[cols]
-    values = np.where(scale > 0, np.exp(-sq / np.where(scale > 0, scale, 1.0)), 0.0)
+    values = _scaled_heat(sq, scale)
     A = sparse.csr_array((values, (rows, cols)), shape=(n, n))
     return sparse.csr_array(A.maximum(A.T) + sparse.eye_array(n, format="csr"))
 

@@ -95,8 +95,8 @@ class LocalFisherDiscriminantAnalysis(GraphEmbeddingTransformer):
         'full': ``A_ij`` for every pair of a class (eq. 4), dense within each class: memory grows as
         the sum of the squared class sizes (about 100 bytes a pair). 'knn': ``A_ij`` only where
         ``x_j`` is among the ``n_neighbors`` nearest of ``x_i`` in its class or ``x_i`` among those
-        of ``x_j`` (0 elsewhere), the sparse affinity Sugiyama suggests for large ``n``, as
-        Rdimtools' ``do.lfda`` builds it (``type = c("knn", k)``, local scaling): memory ``O(n k)``.
+        of ``x_j`` (0 elsewhere), as Rdimtools' ``do.lfda`` builds it (``type = c("knn", k)``, local
+        scaling): memory ``O(n k)``; whether Sugiyama's paper or code endorses it is not confirmed.
         With ``n_neighbors >= n_c - 1`` in every class both are the same.
     column_scaling : {'unit', 'constraint'}, default='unit'
         'constraint': ``P^T S_lw P = I`` (Sugiyama's "plain" LFDA, up to his weighting).

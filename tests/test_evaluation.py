@@ -1,4 +1,6 @@
-"""The all-p classifiers equal one classifier refitted per p."""
+"""The all-p classifiers equal one classifier refitted per p; ties follow one rule, not rounding."""
+
+import math
 
 import numpy as np
 import pytest
@@ -13,6 +15,7 @@ from locproj.core.evaluation import (
     predict_all_p,
     predict_at_p,
 )
+from locproj.core.ties import TIE_RTOL
 
 
 @pytest.fixture
@@ -60,7 +63,26 @@ def clustered():
     return Z_train, Z_test
 
 
-def test_pruning_keeps_the_unpruned_decisions(clustered, monkeypatch):
+def _rule(Z_ref, Z_test, p):
+    """The tie rule in plain Python: squared distances summed left to right from the inputs as
+    given, the band ``TIE_RTOL * s(t)``, the lowest index in the band of the smallest."""
+    mu = Z_ref[:, :p].mean(axis=0)
+    ref_scale = max(math.fsum((r - mu) ** 2) for r in Z_ref[:, :p])
+    out = []
+    for t in Z_test[:, :p]:
+        distances = []
+        for r in Z_ref[:, :p]:
+            total = 0.0
+            for x, y in zip(t.tolist(), r.tolist()):
+                total += (x - y) * (x - y)
+            distances.append(total)
+        band = TIE_RTOL * (math.fsum((t - mu) ** 2) + ref_scale)
+        low = min(distances)
+        out.append(next(j for j, d in enumerate(distances) if d <= low + band))
+    return np.array(out)
+
+
+def test_pruning_keeps_the_decisions_of_the_rule(clustered, monkeypatch):
     import locproj.core.evaluation as evaluation
 
     Z_train, Z_test = clustered
@@ -68,10 +90,10 @@ def test_pruning_keeps_the_unpruned_decisions(clustered, monkeypatch):
     monkeypatch.setattr(evaluation, "_PRUNE_EVERY", 10**9)
     unpruned = nearest_indices(Z_train, Z_test, max_bytes=_THREE_ROWS)
     np.testing.assert_array_equal(pruned, unpruned)
-    brute = np.stack([(((Z_test[:, None, :p] - Z_train[None, :, :p]) ** 2).sum(-1)).argmin(axis=1)
-                      for p in range(1, 131)], axis=1)
-    assert np.mean(pruned == brute) > 0.999                       # rounding may split near-ties
-    assert pruned[0, -1] == 1 and np.all(pruned[0] <= 7)          # duplicates: lowest index
+    for p in (1, 2, 49, 97, 130):                                 # before and after prunings
+        np.testing.assert_array_equal(pruned[:, p - 1], _rule(Z_train, Z_test, p))
+    assert np.all(pruned[0] == 1)                                 # duplicates: lowest index
+    assert pruned[1, -1] == 2                                     # equidistant up to rounding: lowest index
 
 
 def test_pruning_really_drops_references(clustered, monkeypatch):
@@ -97,6 +119,167 @@ def test_ties_go_to_lowest_training_index():
     # p=1: distances from 0 are 1, 0, 1, 1 -> index 1; p=2: all equal to 1 -> index 0
     # second test row: indices 0 and 2 coincide at every p -> index 0
     np.testing.assert_array_equal(nearest_indices(Z_train, Z_test), [[1, 0], [0, 0]])
+
+
+def _exact_nearest(Z_ref, Z_test, p_values):
+    """Nearest reference (lowest index on ties) of integer data, in exact integer arithmetic."""
+    R, T = Z_ref.astype(np.int64), Z_test.astype(np.int64)
+    out = np.empty((len(T), len(p_values)), dtype=np.intp)
+    for start in range(0, len(T), 1000):
+        block = T[start:start + 1000]
+        D = np.zeros((len(block), len(R)), dtype=np.int64)
+        for k in range(max(p_values)):
+            D += (block[:, k, None] - R[None, :, k]) ** 2
+            if k + 1 in p_values:
+                out[start:start + 1000, p_values.index(k + 1)] = D.argmin(axis=1)   # the first minimum
+    return out
+
+
+def _integer_data(n_ref=400, n_test=3000, n_cols=16, high=4, seed=0):
+    """Small integers: most rows have several exactly nearest references; some references repeat."""
+    rng = np.random.default_rng(seed)
+    R = rng.integers(0, high, (n_ref, n_cols))
+    R[50:80] = R[10:40]                                           # later copies
+    R[5] = R[-1]                                                  # an earlier copy
+    return R.astype(float), rng.integers(0, high, (n_test, n_cols)).astype(float)
+
+
+def _tied_rows(Z_ref, Z_test, p):
+    D = ((Z_test[:, None, :p].astype(np.int64) - Z_ref[None, :, :p].astype(np.int64)) ** 2).sum(-1)
+    return int(np.sum((D == D.min(axis=1, keepdims=True)).sum(axis=1) > 1))
+
+
+@pytest.fixture(params=["integer scores", "rescored"])
+def integer_path(request, monkeypatch):
+    """Integer data take exact scores, unshifted; "rescored" makes them take the general path
+    (shifted scores, candidates, exact rescoring), to test it on exact ties."""
+    if request.param == "rescored":
+        import locproj.core.evaluation as evaluation
+
+        monkeypatch.setattr(evaluation, "_exact_in_float", lambda ref, test: False)
+    return request.param
+
+
+@pytest.mark.parametrize("max_bytes, n_jobs", [(1 << 20, 1), (8 * 400 * 37, 2)])
+def test_exact_ties_go_to_the_lowest_index_in_both_passes(max_bytes, n_jobs, integer_path):
+    Z_ref, Z_test = _integer_data()
+    assert _tied_rows(Z_ref, Z_test, 16) > 300                    # the test is about ties
+    p_values = list(range(1, 17))
+    expected = _exact_nearest(Z_ref, Z_test, p_values)
+    all_p = nearest_indices(Z_ref, Z_test, max_bytes=max_bytes, n_jobs=n_jobs)
+    np.testing.assert_array_equal(all_p, expected)
+    for p in (1, 3, 16):
+        np.testing.assert_array_equal(nearest_indices(Z_ref, Z_test, [p], max_bytes=max_bytes, n_jobs=n_jobs)[:, 0],
+                                      expected[:, p - 1])
+
+
+def _clustered_integers(seed=4):
+    """Integer classes in 60 columns of decreasing spread, test rows sorted by class: chunks of a
+    few rows prune most references at column 48."""
+    rng = np.random.default_rng(seed)
+    centers = np.round(rng.standard_normal((6, 60)) * np.linspace(6, 1, 60))
+    labels = np.arange(240) % 6
+    Z_ref = centers[labels] + rng.integers(-1, 2, (240, 60))
+    Z_ref[100:130] = Z_ref[10:40]
+    test_labels = np.sort(rng.integers(0, 6, 600))
+    Z_test = centers[test_labels] + rng.integers(-1, 2, (600, 60))
+    return Z_ref, Z_test
+
+
+def test_exact_ties_survive_pruning(monkeypatch, integer_path):
+    import locproj.core.evaluation as evaluation
+
+    Z_ref, Z_test = _clustered_integers()
+    original, dropped = evaluation._still_possible, []
+
+    def spy(scores_T, *args):
+        alive = original(scores_T, *args)
+        dropped.append(len(alive) - int(alive.sum()))
+        return alive
+
+    monkeypatch.setattr(evaluation, "_still_possible", spy)
+    p_values = [1, 2, 10, 48, 49, 50, 59, 60]
+    expected = _exact_nearest(Z_ref, Z_test, p_values)
+    assert _tied_rows(Z_ref, Z_test, 60) > 20
+    got = nearest_indices(Z_ref, Z_test, p_values, max_bytes=8 * 240 * 4, n_jobs=2)
+    assert np.mean(dropped) > 0.5 * len(Z_ref)                    # pruning is at work
+    np.testing.assert_array_equal(got, expected)
+    for column, p in enumerate(p_values):
+        np.testing.assert_array_equal(nearest_indices(Z_ref, Z_test, [p])[:, 0], expected[:, column])
+
+
+def test_nearest_mean_ties_go_to_the_smallest_class_label():
+    """Class means of small integers: exact (rational) ties between classes, decided in exact
+    integer arithmetic as ``||L t - (L / n_c) sum_c||^2`` with ``L`` the lcm of the class sizes."""
+    rng = np.random.default_rng(6)
+    sizes = np.array([3, 4, 6, 4, 3, 6, 4, 3])
+    labels = np.array([70, 30, 90, 10, 50, 20, 80, 40])           # not in sorted order
+    y = np.repeat(labels, sizes)
+    Z_train = rng.integers(0, 3, (len(y), 12)).astype(float)
+    Z_test = rng.integers(0, 3, (2000, 12)).astype(float)
+    classes = np.sort(labels)
+    L = math.lcm(*sizes.tolist())
+    sums = np.stack([Z_train[y == c].astype(np.int64).sum(axis=0) for c in classes])
+    weights = L // np.array([np.sum(y == c) for c in classes])
+    T = Z_test.astype(np.int64)
+    expected = []
+    for p in range(1, 13):
+        D = ((L * T[:, None, :p] - weights[None, :, None] * sums[None, :, :p]) ** 2).sum(-1)
+        if p == 12:
+            assert np.sum((D == D.min(axis=1, keepdims=True)).sum(axis=1) > 1) > 20
+        expected.append(classes[D.argmin(axis=1)])
+    expected = np.stack(expected, axis=1)
+    np.testing.assert_array_equal(predict_all_p(Z_train, y, Z_test, classifier="nearest_mean"), expected)
+    for p in (1, 5, 12):
+        np.testing.assert_array_equal(predict_at_p(Z_train, y, Z_test, p, classifier="nearest_mean"),
+                                      expected[:, p - 1])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_decisions_ignore_a_perturbation_of_1e_15(seed):
+    """Integer data with exact ties and the same data perturbed by up to 1e-15 relative: the same
+    decisions, those of the exact rule."""
+    Z_ref, Z_test = _integer_data(n_ref=300, n_test=1500, seed=seed)
+    rng = np.random.default_rng(100 + seed)
+    noisy_ref, noisy_test = (Z * (1 + 1e-15 * rng.uniform(-1, 1, Z.shape)) for Z in (Z_ref, Z_test))
+    assert np.any(noisy_ref != Z_ref) and np.any(noisy_test != Z_test)
+    expected = _exact_nearest(Z_ref, Z_test, list(range(1, 17)))
+    np.testing.assert_array_equal(nearest_indices(noisy_ref, noisy_test), expected)
+    np.testing.assert_array_equal(nearest_indices(noisy_ref, noisy_test, [16])[:, 0], expected[:, -1])
+    y_ref = np.arange(len(Z_ref)) % 7
+    np.testing.assert_array_equal(predict_all_p(noisy_ref, y_ref, noisy_test, classifier="nearest_mean"),
+                                  predict_all_p(Z_ref, y_ref, Z_test, classifier="nearest_mean"))
+
+
+def test_a_rotation_changes_no_decision():
+    """An orthogonal rotation keeps every distance up to rounding: the exact ties of integer data
+    become near-ties, decided as before (the single p and the all-p pass alike)."""
+    Z_ref, Z_test = _integer_data(n_ref=300, n_test=1000, n_cols=8, high=3, seed=9)
+    Q, _ = np.linalg.qr(np.random.default_rng(9).standard_normal((8, 8)))
+    expected = nearest_indices(Z_ref, Z_test, [8])[:, 0]
+    assert _tied_rows(Z_ref, Z_test, 8) > 100
+    np.testing.assert_array_equal(nearest_indices(Z_ref @ Q, Z_test @ Q, [8])[:, 0], expected)
+    np.testing.assert_array_equal(nearest_indices(Z_ref @ Q, Z_test @ Q)[:, -1], expected)
+
+
+def _letter(mirror):
+    path = mirror / "letter-recognition.data"
+    if not path.is_file():
+        pytest.skip(f"{path.name} is not in the data mirror ({mirror})")
+    rows = [line.split(",") for line in path.read_text().split()]
+    return np.array([row[0] for row in rows]), np.array([row[1:] for row in rows], dtype=float)
+
+
+@pytest.mark.mirror
+def test_letter_1nn_follows_the_exact_rule(mirror, integer_path):
+    """UCI Letter, 20 training samples per class (the first ones): about 1,400 test rows have
+    several exactly nearest training samples at p = 16; every decision is the lowest index."""
+    y, X = _letter(mirror)
+    train = np.sort(np.concatenate([np.flatnonzero(y == c)[:20] for c in np.unique(y)]))
+    test = np.setdiff1d(np.arange(len(y)), train)
+    expected = _exact_nearest(X[train], X[test], list(range(1, 17)))
+    np.testing.assert_array_equal(nearest_indices(X[train], X[test]), expected)
+    np.testing.assert_array_equal(nearest_indices(X[train], X[test], [16])[:, 0], expected[:, -1])
 
 
 def test_predict_at_p_matches_all_p_column(projected):

@@ -5,11 +5,13 @@ import pytest
 from scipy import sparse
 from sklearn.kernel_ridge import KernelRidge
 
-from locproj.core.class_graphs import class_block_graph, local_scaling_affinity
+from locproj.core import neighbor_graphs
+from locproj.core.class_graphs import class_block_graph, local_scaling_affinity, marginal_pairs_graph
 from locproj.core.neighbor_graphs import (
     _PRECOMPUTED_MAX,
     heat_weights,
     kneighbors,
+    kneighbors_query,
     laplacian,
     laplacian_factor,
     symmetrize,
@@ -275,15 +277,132 @@ def test_duplicate_points_are_neighbors_at_distance_zero():
     assert nbhd.sq_distances[nbhd.indptr[3]] == 0.0
 
 
-def test_large_groups_use_brute_search_with_exact_distances():
+def test_large_groups_find_the_nearest_with_exact_distances():
     rng = np.random.default_rng(10)
     X = rng.standard_normal((_PRECOMPUTED_MAX + 20, 3))
     nbhd = kneighbors(X, 4)
-    i = 7
-    d = ((X - X[i]) ** 2).sum(1)
-    d[i] = np.inf
-    np.testing.assert_array_equal(np.sort(nbhd.indices[4 * i: 4 * i + 4]), np.sort(np.argsort(d)[:4]))
+    d = ((X[:, None] - X[None]) ** 2).sum(-1)
+    np.fill_diagonal(d, np.inf)
+    np.testing.assert_array_equal(nbhd.indices.reshape(-1, 4), np.argsort(d, axis=1)[:, :4])
     np.testing.assert_allclose(nbhd.sq_distances, ((X[nbhd.rows()] - X[nbhd.indices]) ** 2).sum(1), rtol=1e-15)
+
+
+def _exact_lists(X, k, y=None):
+    """Each point's k nearest others of its group in exact integer arithmetic, nearest first,
+    ties to the lowest index."""
+    Xi = X.astype(np.int64)
+    out = np.empty((len(X), k), dtype=np.int64)
+    groups = [np.arange(len(X))] if y is None else [np.flatnonzero(y == c) for c in np.unique(y)]
+    for g in groups:
+        D = ((Xi[g][:, None, :] - Xi[g][None, :, :]) ** 2).sum(-1)
+        np.fill_diagonal(D, np.iinfo(np.int64).max)
+        out[g] = g[np.argsort(D, axis=1, kind="stable")[:, :k]]
+    return out
+
+
+def _tied_integers(n=700, seed=11):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 4, (n, 3)).astype(float)
+    X[20:40] = X[0:20]                                                # duplicates: neighbours at distance 0
+    return X, rng.permutation(np.repeat([0, 1, 2], [n - 150, 100, 50]))
+
+
+@pytest.mark.parametrize("supervised", [False, True])
+@pytest.mark.parametrize("k", [1, 4, 9])
+def test_both_searches_pick_the_lowest_index_among_exact_ties(monkeypatch, supervised, k):
+    """Integer points in 3 columns: nearly every list ends among many equally distant points.
+    The search of large groups, the search of small ones and exact integer arithmetic agree."""
+    X, y = _tied_integers()
+    y = y if supervised else None
+    expected = _exact_lists(X, k, y)
+    lists = {}
+    for limit in (0, 10**6):                                          # every group large, every group small
+        monkeypatch.setattr(neighbor_graphs, "_PRECOMPUTED_MAX", limit)
+        neighbor_graphs._NEIGHBORS_MEMO.clear()
+        nbhd = kneighbors(X, k, y)
+        lists[limit] = nbhd.indices.reshape(-1, k)
+        np.testing.assert_array_equal(nbhd.sq_distances, ((X[nbhd.rows()] - X[nbhd.indices]) ** 2).sum(1))
+    neighbor_graphs._NEIGHBORS_MEMO.clear()
+    np.testing.assert_array_equal(lists[0], expected)
+    np.testing.assert_array_equal(lists[10**6], expected)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_neighbor_lists_ignore_a_perturbation_of_1e_15(seed):
+    """The exact ties of integer data, perturbed by up to 1e-15 relative: the same lists, in the
+    large-group search (700 points) and the small-group one (classes of 100 and 50)."""
+    X, y = _tied_integers(seed=seed)
+    rng = np.random.default_rng(50 + seed)
+    noisy = X * (1 + 1e-15 * rng.uniform(-1, 1, X.shape))
+    assert np.any(noisy != X)
+    for labels in (None, y):
+        np.testing.assert_array_equal(kneighbors(noisy, 6, labels).indices, kneighbors(X, 6, labels).indices)
+        np.testing.assert_array_equal(kneighbors(noisy, 6, labels).indices.reshape(-1, 6), _exact_lists(X, 6, labels))
+
+
+def test_lists_without_distances_are_the_same_lists():
+    """``distances=False`` (the weights that need no distances) skips their rescoring, not the rule."""
+    X, y = _tied_integers(seed=0)
+    for labels in (None, y):
+        bare = kneighbors(X, 6, labels, distances=False)
+        assert bare.sq_distances is None
+        np.testing.assert_array_equal(bare.indices, kneighbors(X, 6, labels).indices)
+        np.testing.assert_array_equal(bare.indptr, kneighbors(X, 6, labels).indptr)
+
+
+def test_iris_lists_survive_a_pca():
+    """Iris has exact ties among neighbours; a PCA to all 4 components keeps every distance up to
+    rounding (~1e-15), which must not reorder them."""
+    from sklearn.datasets import load_iris
+    from sklearn.decomposition import PCA
+
+    X = load_iris().data
+    Z = PCA().fit_transform(X)
+    for k in (2, 3, 5, 8):
+        np.testing.assert_array_equal(kneighbors(Z, k).indices, kneighbors(X, k).indices)
+        y = load_iris().target
+        np.testing.assert_array_equal(kneighbors(Z, k, y).indices, kneighbors(X, k, y).indices)
+
+
+def test_query_follows_the_same_rule():
+    X, _ = _tied_integers(n=400)
+    rng = np.random.default_rng(12)
+    new = rng.integers(0, 4, (300, 3)).astype(float)
+    got = kneighbors_query(X, new, 7)
+    D = ((new[:, None, :].astype(np.int64) - X[None, :, :].astype(np.int64)) ** 2).sum(-1)
+    np.testing.assert_array_equal(got, np.argsort(D, axis=1, kind="stable")[:, :7])
+    noisy = new * (1 + 1e-15 * rng.uniform(-1, 1, new.shape))
+    np.testing.assert_array_equal(kneighbors_query(X, noisy, 7), got)
+
+
+def test_query_equals_nearest_neighbors_without_ties():
+    from sklearn.neighbors import NearestNeighbors
+
+    rng = np.random.default_rng(13)
+    X_ref, X_new = rng.standard_normal((600, 5)), rng.standard_normal((90, 5))
+    expected = NearestNeighbors(n_neighbors=4).fit(X_ref).kneighbors(X_new, return_distance=False)
+    np.testing.assert_array_equal(kneighbors_query(X_ref, X_new, 4), expected)
+    assert kneighbors_query(X_ref, X_new[:0], 4).shape == (0, 4)
+    with pytest.raises(ValueError, match="n_neighbors"):
+        kneighbors_query(X_ref[:3], X_new, 4)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_marginal_pairs_ignore_a_perturbation_of_1e_15(seed):
+    """Between-class pairs of integer points tie in many ways; perturbed by up to 1e-15 relative,
+    the same pairs are chosen."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 3, (90, 4)).astype(float)
+    y = rng.integers(0, 3, 90)
+    noisy = X * (1 + 1e-15 * rng.uniform(-1, 1, X.shape))
+    D = ((X[:, None, :].astype(np.int64) - X[None, :, :].astype(np.int64)) ** 2).sum(-1)
+    expected = np.zeros((90, 90))
+    for c in range(3):
+        pairs = sorted((D[i, j], i, j) for i in np.flatnonzero(y == c) for j in np.flatnonzero(y != c))
+        for _, i, j in pairs[:15]:
+            expected[i, j] = expected[j, i] = 1.0
+    np.testing.assert_array_equal(marginal_pairs_graph(X, y, 15).toarray(), expected)
+    np.testing.assert_array_equal(marginal_pairs_graph(noisy, y, 15).toarray(), expected)
 
 
 def test_local_scaling_needs_a_positive_int(data):

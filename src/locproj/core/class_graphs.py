@@ -16,6 +16,7 @@ from scipy.sparse.linalg import LinearOperator
 from scipy.spatial.distance import cdist
 
 from .neighbor_graphs import _class_groups, _label, binary_weights, check_finite, kneighbors, symmetrize
+from .ties import CANDIDATE_RTOL, TIE_RTOL, band_order, exact_sq_distances, near_kth, sq_norms
 
 
 # --------------------------------------------------------------------------- LDA and LFDA
@@ -178,41 +179,57 @@ def check_n_pairs(n_pairs) -> int:
     return int(n_pairs)
 
 
-def _shortest_pairs(X: np.ndarray, inside: np.ndarray, outside: np.ndarray, k: int):
+def _shortest_pairs(X: np.ndarray, inside: np.ndarray, outside: np.ndarray, k: int, scale: float):
     """The ``k`` pairs ``(i, j)``, ``i`` in ``inside`` and ``j`` in ``outside``, first in the order
-    of ``(||x_i - x_j||^2, i, j)``, as two index arrays; distances in blocks of rows."""
+    of :func:`marginal_pairs_graph` (tie band ``TIE_RTOL * scale``), as two index arrays.
+
+    Fast distances in blocks of rows keep a pool of candidates: the pairs within ``2 TIE_RTOL
+    scale`` of the pool's ``k``-th smallest (every pair that can be picked is within the band of
+    the ``k``-th smallest exact distance); the pool is then rescored exactly and picked greedily
+    (:func:`locproj.core.ties.band_order`, the smaller ``i``, then the smaller ``j`` first among
+    tied pairs).
+    """
     k = min(k, len(inside) * len(outside))
-    best = (np.empty(0), np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
+    slack = CANDIDATE_RTOL * scale
+    pool = (np.empty(0), np.empty(0, dtype=np.intp), np.empty(0, dtype=np.intp))  # fast distance, i, j
     step = max(1, _PAIR_BLOCK // len(outside))
     for start in range(0, len(inside), step):
         rows = inside[start:start + step]
-        dist = cdist(X[rows], X[outside], "sqeuclidean").ravel()  # exact: sum((x_i - x_j)**2)
-        # every pair of this block among the first k overall has a distance <= the block's k-th smallest
-        keep = np.flatnonzero(dist <= np.partition(dist, k - 1)[k - 1]) if len(dist) > k else np.arange(len(dist))
+        dist = cdist(X[rows], X[outside], "sqeuclidean").ravel()
+        keep = near_kth(dist, k, slack)
         r, c = np.divmod(keep, len(outside))
-        cand = [np.concatenate(parts) for parts in zip(best, (dist[keep], rows[r], outside[c]))]
-        first = np.lexsort((cand[2], cand[1], cand[0]))[:k]
-        best = tuple(part[first] for part in cand)
-    return best[1], best[2]
+        pool = tuple(np.concatenate(parts) for parts in zip(pool, (dist[keep], rows[r], outside[c])))
+        pool = tuple(part[near_kth(pool[0], k, slack)] for part in pool)
+    _, i, j = pool
+    exact = exact_sq_distances(X, X, i, j)
+    picked = band_order(np.zeros(len(i), dtype=np.intp), i * len(X) + j, exact, np.array([TIE_RTOL * scale]), k)
+    return i[picked[0]], j[picked[0]]
 
 
 def marginal_pairs_graph(X, y, n_pairs: int = 20) -> sparse.csr_array:
     """MFA's penalty graph ``W^p`` (0/1 weights, symmetric).
 
     For each class ``c`` the ``n_pairs`` shortest pairs ``(i, j)`` with ``y_i = c`` and
-    ``y_j != c`` (squared Euclidean distance; ties go to the smaller ``i``, then the smaller
-    ``j``) get ``W^p_ij = W^p_ji = 1``; a class with fewer between-class pairs links all of them.
-    A pair chosen by both of its classes is one edge of weight 1.
+    ``y_j != c`` get ``W^p_ij = W^p_ji = 1``; a class with fewer between-class pairs links all of
+    them.  A pair chosen by both of its classes is one edge of weight 1.
+
+    The pairs are picked one at a time by the tie rule of :mod:`locproj.core.ties`: each is the
+    pair of smallest ``i``, then smallest ``j``, among the remaining pairs whose exact squared
+    distance (``sum((x_i - x_j)**2)`` column by column) is within ``TIE_RTOL * s`` of the smallest
+    remaining one, with one scale for all pairs, ``s = 2 max_i ||x_i - mu||^2`` (``mu`` the mean of
+    ``X``; the largest scale ``||x_i - mu||^2 + max_j ||x_j - mu||^2`` of any point).  Exact ties go
+    to the smaller ``i``, then the smaller ``j``, and the choice does not depend on rounding.
     """
     X = check_finite(X)
     k = check_n_pairs(n_pairs)
     _, inverse = np.unique(np.asarray(y), return_inverse=True)
     n = len(X)
+    scale = 2 * float(sq_norms(X - X.mean(axis=0)).max(initial=0.0))
     rows, cols = [], []
     for c in range(inverse.max(initial=-1) + 1):
         inside, outside = np.flatnonzero(inverse == c), np.flatnonzero(inverse != c)
         if len(outside):
-            i, j = _shortest_pairs(X, inside, outside, k)
+            i, j = _shortest_pairs(X, inside, outside, k, scale)
             rows.append(i)
             cols.append(j)
     rows = np.concatenate(rows) if rows else np.empty(0, dtype=np.int64)

@@ -5,7 +5,8 @@ Every method in :mod:`locproj.methods` is "a graph plus a constraint" handed to
 whose edges carry affinities; :mod:`locproj.core.reconstruction_weights` builds, on the same
 neighbourhoods, the weights that reconstruct each point from its neighbours (LLE, LLP):
 
-* :func:`kneighbors` -- (supervised) k-nearest-neighbour search, the sparsity pattern;
+* :func:`kneighbors` -- (supervised) k-nearest-neighbour search, the sparsity pattern, and
+  :func:`kneighbors_query` for new points, both by the tie rule of :mod:`locproj.core.ties`;
 * :func:`binary_weights`, :func:`heat_weights` -- LPP affinities (paper 000 §6.2, 003 eq. 12);
 * :func:`laplacian`, :func:`laplacian_factor`, :func:`symmetrize` -- matrix algebra on graphs;
 * :func:`geodesic_graph`, :func:`geodesic_distances`, :func:`isometric_distances`,
@@ -27,14 +28,15 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse.csgraph import connected_components, shortest_path
 from scipy.spatial.distance import cdist
-from sklearn.neighbors import NearestNeighbors
-from threadpoolctl import threadpool_limits
 
 from ._memo import LastInput, remembered
+from .ties import (CANDIDATE_RTOL, blas_candidates, candidates_near_kth, exact_sq_distances, neighbors_in_band,
+                   tie_scales)
 
 __all__ = [
     "Neighborhoods",
     "kneighbors",
+    "kneighbors_query",
     "binary_weights",
     "heat_weights",
     "default_heat_gamma",
@@ -58,11 +60,12 @@ FAR_RATIO = 1000.0  # isometric projection: a distance with no path is this many
 class Neighborhoods:
     """Directed neighbour lists in CSR layout: row ``i``'s neighbours are
     ``indices[indptr[i]:indptr[i+1]]`` (``i`` itself excluded), with their squared
-    Euclidean distances in ``sq_distances`` (computed exactly as ``sum((x_i - x_j)**2)``)."""
+    Euclidean distances in ``sq_distances`` (computed from the differences, ``sum((x_i - x_j)**2)``,
+    not from the expansion ``|x|^2 + |z|^2 - 2 x.z``), or None where they were not asked for."""
 
     indptr: np.ndarray
     indices: np.ndarray
-    sq_distances: np.ndarray
+    sq_distances: np.ndarray | None
 
     @property
     def n_samples(self) -> int:
@@ -86,7 +89,8 @@ class Neighborhoods:
     def read_only(self) -> Neighborhoods:
         """This object, its arrays made read-only (it may be shared through a memo)."""
         for array in (self.indptr, self.indices, self.sq_distances):
-            array.setflags(write=False)
+            if array is not None:
+                array.setflags(write=False)
         return self
 
 
@@ -142,10 +146,10 @@ def _check_n_neighbors(n_neighbors, group_size: int, what: str) -> int:
 
 
 _NEIGHBORS_MEMO = LastInput()  # neighbour lists of the last (X, y), per n_neighbors
-_PRECOMPUTED_MAX = 500  # groups up to this size: exact distance blocks, one 'precomputed' search
+_PRECOMPUTED_MAX = 500  # groups up to this size: candidates from one exact distance block each
 
 
-def kneighbors(X, n_neighbors=5, y=None) -> Neighborhoods:
+def kneighbors(X, n_neighbors=5, y=None, *, distances: bool = True) -> Neighborhoods:
     """k-nearest-neighbour lists, optionally restricted to each point's own class.
 
     Parameters
@@ -157,30 +161,78 @@ def kneighbors(X, n_neighbors=5, y=None) -> Neighborhoods:
     y : array of shape (n_samples,) or None
         Class labels.  When given, neighbours are searched only within the class of each point
         (paper 000 §3.2; 001 §3.1: ``1 <= k <= n_c - 1``), so no edge links two classes.
+    distances : bool
+        Return the squared distances too; without them (``sq_distances`` None) a large search
+        saves rescoring the neighbours of every point whose list no tie decided.
 
     Returns
     -------
     Neighborhoods
-        Squared distances are exact (``sum((x_i - x_j)**2)``, not the ``|x|^2 + |z|^2 - 2 x.z``
-        expansion).
+        Each point's neighbours in the order picked (nearest first), with their squared distances
+        from direct differences, ``sum((x_i - x_j)**2)`` (``cdist``'s in groups of at most 500
+        points, else and wherever a near-tie was decided accumulated column by column), never the
+        ``|x|^2 + |z|^2 - 2 x.z`` expansion.
 
     Notes
     -----
+    Ties follow :mod:`locproj.core.ties`, so the lists do not depend on rounding (the BLAS
+    kernel, or inputs perturbed far below the band, e.g. by an upstream PCA): two squared distances from
+    ``x_i`` are tied when they differ by at most ``TIE_RTOL * s(x_i)`` (``TIE_RTOL = 1e-9``), with
+    ``s(x_i) = ||x_i - mu||^2 + max_j ||x_j - mu||^2`` over the point's group (class, or the data
+    set), ``mu`` the group's mean.  The neighbours are picked one at a time: each is the lowest
+    index among the remaining points whose exact squared distance is within the band of the
+    smallest remaining one.  The point itself is excluded by its index; a duplicate is a neighbour
+    at distance 0.
+
+    The candidates of a point are the others whose fast distance is within ``2 TIE_RTOL s(x_i)``
+    of the ``k``-th smallest.  If there are ``k``, more than that apart, they are the neighbours in
+    that order; otherwise all are rescored exactly (``sum_k (x_ik - x_jk)^2`` accumulated column by
+    column) and picked by the rule.  Groups of at most 500 points take their fast distances from
+    ``scipy.spatial.distance.cdist``, larger ones from a matrix product per chunk of rows
+    (:func:`locproj.core.ties.blas_candidates`); both give the same lists.
+
     The lists are remembered for the last ``(X, y)`` (:mod:`locproj.core._memo`): cross-validation
     builds one fold's graph under several weights.  Their arrays are read-only.
-
-    Groups (classes) of at most 500 points are searched together by one
-    ``NearestNeighbors(metric='precomputed')`` on a sparse block-diagonal matrix of their exact
-    within-group distances, so a supervised search never crosses classes and costs one call;
-    larger groups use ``NearestNeighbors(algorithm='brute')`` each.
     """
     X = check_finite(X)
     memo = _NEIGHBORS_MEMO.values_for(X, np.asarray(y, dtype=object) if y is None else np.asarray(y))
     # keyed by type too: True must not find the entry of 1 (it is refused, not searched)
-    return remembered(memo, (type(n_neighbors), n_neighbors), lambda: _search(X, n_neighbors, y).read_only())
+    key = (type(n_neighbors), n_neighbors, distances)
+    return remembered(memo, key, lambda: _search(X, n_neighbors, y, distances).read_only())
 
 
-def _search(X: np.ndarray, n_neighbors, y) -> Neighborhoods:
+def kneighbors_query(X_ref, X_new, n_neighbors: int) -> np.ndarray:
+    """The ``n_neighbors`` nearest rows of ``X_ref`` to each row of ``X_new``, by the rule of
+    :func:`kneighbors` (the scale ``s`` from ``X_ref``'s mean; no row is excluded).
+
+    Parameters
+    ----------
+    X_ref : array of shape (n_ref, n_features)
+    X_new : array of shape (n_new, n_features)
+    n_neighbors : int
+        At most ``n_ref``.
+
+    Returns
+    -------
+    ndarray of shape (n_new, n_neighbors), dtype intp
+        Row indices into ``X_ref``, nearest first.
+    """
+    X_ref, X_new = check_finite(X_ref, "X_ref"), check_finite(X_new, "X_new")
+    if X_ref.ndim != 2 or X_new.ndim != 2 or X_ref.shape[1] != X_new.shape[1]:
+        raise ValueError(f"X_ref and X_new must be 2-D with the same number of features, got shapes "
+                         f"{X_ref.shape} and {X_new.shape}.")
+    if isinstance(n_neighbors, bool) or not isinstance(n_neighbors, (int, np.integer)) or n_neighbors < 1:
+        raise ValueError(f"n_neighbors must be a positive int, got {n_neighbors!r}.")
+    if n_neighbors > len(X_ref):
+        raise ValueError(f"n_neighbors={n_neighbors} but X_ref has only {len(X_ref)} rows; use "
+                         f"n_neighbors <= {len(X_ref)}.")
+    k = int(n_neighbors)
+    scales = tie_scales(X_new, X_ref)
+    rows, cols, approx = blas_candidates(X_ref, X_new, k, CANDIDATE_RTOL * scales)
+    return neighbors_in_band(X_new, X_ref, rows, cols, approx, scales, k, distances=False)[0]
+
+
+def _search(X: np.ndarray, n_neighbors, y, distances: bool) -> Neighborhoods:
     n = len(X)
     if y is None:
         groups, whats = [np.arange(n)], ["the data set"]
@@ -198,30 +250,41 @@ def _search(X: np.ndarray, n_neighbors, y) -> Neighborhoods:
         points = np.concatenate(small)
         idx[points], sq[points] = _search_blocks(X, small, k)
     for g in (g for g in groups if len(g) > _PRECOMPUTED_MAX):
-        local = NearestNeighbors(n_neighbors=k, algorithm="brute").fit(X[g]).kneighbors(return_distance=False)
-        idx[g] = g[local]
-        sq[g] = _pair_sq_distances(X, np.repeat(g, k), idx[g].ravel()).reshape(len(g), k)
-    return Neighborhoods(indptr=np.arange(0, n * k + 1, k), indices=idx.ravel(), sq_distances=sq.ravel())
+        idx[g], sq_g = _search_large(X, g, k, distances)
+        if distances:
+            sq[g] = sq_g
+    return Neighborhoods(indptr=np.arange(0, n * k + 1, k), indices=idx.ravel(),
+                         sq_distances=sq.ravel() if distances else None)
 
 
 def _search_blocks(X: np.ndarray, groups: list[np.ndarray], k: int):
-    """One precomputed search over the block-diagonal matrix of exact within-group squared
-    distances (rows stored sorted by value, the point itself included with distance 0)."""
+    """The neighbours of every point of the (small) ``groups``, concatenated: candidates from each
+    group's ``cdist`` block (the point itself left out), then the band rule on all at once."""
+    rows, cols, approx, scales = [], [], [], []
+    offset = 0
+    for g in groups:
+        X_g = X[g]
+        scale = tie_scales(X_g, X_g)
+        block = cdist(X_g, X_g, "sqeuclidean")
+        np.fill_diagonal(block, np.inf)
+        r, c = candidates_near_kth(block, k, CANDIDATE_RTOL * scale)
+        rows.append(r + offset)
+        cols.append(g[c])
+        approx.append(block[r, c])
+        scales.append(scale)
+        offset += len(g)
     points = np.concatenate(groups)
-    offsets = np.concatenate([[0], np.cumsum([len(g) for g in groups])])
-    cols, vals = [], []
-    for g, start in zip(groups, offsets[:-1]):
-        block = cdist(X[g], X[g], "sqeuclidean")
-        order = np.argsort(block, axis=1, kind="stable")
-        cols.append((order + start).ravel())
-        vals.append(np.take_along_axis(block, order, axis=1).ravel())
-    sizes = np.repeat([len(g) for g in groups], [len(g) for g in groups])
-    graph = sparse.csr_array((np.concatenate(vals), np.concatenate(cols),
-                              np.concatenate([[0], np.cumsum(sizes)])), shape=(len(points), len(points)))
-    with threadpool_limits(limits=1, user_api="openmp"):
-        nn = NearestNeighbors(n_neighbors=k, metric="precomputed").fit(graph)
-        dist, local = nn.kneighbors(return_distance=True)
-    return points[local], dist
+    rows, cols, approx, scales = (np.concatenate(parts) for parts in (rows, cols, approx, scales))
+    return neighbors_in_band(X[points], X, rows, cols, approx, scales, k, approx_is_exact=True)
+
+
+def _search_large(X: np.ndarray, g: np.ndarray, k: int, distances: bool):
+    """The neighbours of the points of one large group: candidates from matrix products by chunks
+    of rows (:func:`locproj.core.ties.blas_candidates`), then the band rule."""
+    X_g = X[g]
+    scales = tie_scales(X_g, X_g)
+    rows, cols, approx = blas_candidates(X_g, X_g, k, CANDIDATE_RTOL * scales, same=True)
+    return neighbors_in_band(X_g, X, rows, g[cols], approx, scales, k, distances=distances)
 
 
 def _all_others(X: np.ndarray, groups: list[np.ndarray]) -> Neighborhoods:
@@ -232,17 +295,8 @@ def _all_others(X: np.ndarray, groups: list[np.ndarray]) -> Neighborhoods:
             neighbors[point] = np.delete(g, i)
     counts = np.array([len(nb) for nb in neighbors])
     indices = np.concatenate(neighbors).astype(np.int64)
-    sq = _pair_sq_distances(X, np.repeat(np.arange(n), counts), indices)
+    sq = exact_sq_distances(X, X, np.repeat(np.arange(n), counts), indices)
     return Neighborhoods(indptr=np.concatenate([[0], np.cumsum(counts)]), indices=indices, sq_distances=sq)
-
-
-def _pair_sq_distances(X, rows, cols) -> np.ndarray:
-    out = np.empty(len(rows))
-    for start in range(0, len(rows), 4 * _CHUNK):
-        sl = slice(start, start + 4 * _CHUNK)
-        diff = X[rows[sl]] - X[cols[sl]]
-        out[sl] = np.einsum("ij,ij->i", diff, diff)
-    return out
 
 
 # --------------------------------------------------------------------------- LPP weights

@@ -100,7 +100,7 @@ class LocallyEmbeddedAnalysis(GraphEmbeddingTransformer):
         self.column_scaling = column_scaling
 
     def _problem(self, X, y):
-        nbhd = kneighbors(X, self.n_neighbors, y if self.supervised else None)
+        nbhd = kneighbors(X, self.n_neighbors, y if self.supervised else None, distances=False)
         W = lle_weights(X, nbhd, reg=self.reg, reg_mode=self.reg_mode,
                         retained_variance=self.retained_variance)
         if self.mode == "d_to_d":  # eq. 9

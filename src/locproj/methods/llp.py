@@ -99,7 +99,7 @@ class LocalLearningProjection(GraphEmbeddingTransformer):
         self.column_scaling = column_scaling
 
     def _problem(self, X, y):
-        nbhd = kneighbors(X, self.n_neighbors, y if self.supervised else None)
+        nbhd = kneighbors(X, self.n_neighbors, y if self.supervised else None, distances=False)
         A = local_krr_weights(X, nbhd, reg=self.reg, kernel=self.kernel, gamma=self.gamma,
                               center=self.center)
         # T = (I - A)^T (I - A) (eq. 36), handed over in factored form

@@ -80,10 +80,10 @@ def test_the_declared_dimension_is_capped_at_the_columns_the_data_give():
         fitted.append(estimator)
         return estimator
 
-    Z, _, _ = fit_transform_all_p(new_estimator, {"width": 20}, X, y, X, p_max=6, p_limit=5,
+    Z, *_ = fit_transform_all_p(new_estimator, {"width": 20}, X, y, X, p_max=6, p_limit=5,
                                   tags=ProjectionTags(dimension="width"))
     assert fitted[-1].width == 5 and Z.shape[1] == 5
-    Z, _, _ = fit_transform_all_p(new_estimator, {"width": 20}, X, y, X, p_max=6, p_limit=5,
+    Z, *_ = fit_transform_all_p(new_estimator, {"width": 20}, X, y, X, p_max=6, p_limit=5,
                                   tags=ProjectionTags(dimension=None))
     assert fitted[-1].width == 20 and Z.shape[1] == 5                      # undeclared: not touched
 

@@ -205,14 +205,14 @@ def test_a_fixed_embedding_dimension_above_what_a_fit_gives_is_lowered():
     X, y = rng.normal(size=(30, 8)), np.repeat([0, 1, 2], 10)
     new_estimator = estimator_factory("slle", {"reg": "auto"})
     limit = lambda X, y: max_components("slle", len(X), 3, X.shape[1])    # noqa: E731
-    Z_fit, Z_other, _ = fit_transform_all_p(new_estimator, {"n_components": 100, "n_neighbors": 9, "alpha": 0.1}, X, y,
-                                            X[:5], p_max=300, p_limit=limit)
+    Z_fit, Z_other, *_ = fit_transform_all_p(new_estimator, {"n_components": 100, "n_neighbors": 9, "alpha": 0.1}, X, y,
+                                             X[:5], p_max=300, p_limit=limit)
     assert Z_fit.shape == (30, 8) and Z_other.shape == (5, 8)
-    Z_fit, _, _ = fit_transform_all_p(new_estimator, {"n_components": 100, "n_neighbors": 9, "alpha": 0.1}, X, y, X[:5],
-                                      p_max=4, p_limit=limit)
+    Z_fit, *_ = fit_transform_all_p(new_estimator, {"n_components": 100, "n_neighbors": 9, "alpha": 0.1}, X, y, X[:5],
+                                    p_max=4, p_limit=limit)
     assert Z_fit.shape == (30, 4)
-    Z_fit, _, _ = fit_transform_all_p(new_estimator, {"n_components": 3, "n_neighbors": 9, "alpha": 0.1}, X, y, X[:5],
-                                      p_max=300, p_limit=limit)
+    Z_fit, *_ = fit_transform_all_p(new_estimator, {"n_components": 3, "n_neighbors": 9, "alpha": 0.1}, X, y, X[:5],
+                                    p_max=300, p_limit=limit)
     assert Z_fit.shape == (30, 3)                                          # a smaller value is kept
 
 

@@ -124,18 +124,103 @@ def test_unavailable_p_is_nan():
     assert np.isfinite(cv.error[:, :4]).all() and np.isnan(cv.error[:, 4:]).all()
 
 
+class ClusteredColumns(RolledColumns):
+    """Stand-in for a method whose columns come in clusters of equal eigenvalues: it offers the p in
+    ``ends`` (``refit_ends`` when fitted on ``refit_size`` samples, the whole training part)."""
+
+    def __init__(self, n_components=None, shift=0, ends=(1, 2, 3), refit_ends=None, refit_size=None):
+        super().__init__(n_components, shift)
+        self.ends = ends
+        self.refit_ends = refit_ends
+        self.refit_size = refit_size
+
+    def fit(self, X, y):
+        super().fit(X, y)
+        refit = self.refit_ends is not None and len(X) == self.refit_size
+        self.cluster_ends_ = np.array(self.refit_ends if refit else self.ends, dtype=np.int64)
+        return self
+
+    def __sklearn_tags__(self):
+        from locproj.methods.tags import declare
+
+        return declare(super().__sklearn_tags__(), cluster_ends=True)
+
+
+def _clustered(params):
+    return ClusteredColumns(**params)
+
+
+def test_only_the_p_that_end_a_cluster_are_offered():
+    from locproj.methods.tags import projection_tags
+
+    X, y = cube_problem(10, seed=1)
+    tags = projection_tags(ClusteredColumns())
+    grid = [{"ends": (2, 4, 6)}, {"ends": ()}]
+    cv = cross_validate(_clustered, grid, X, y, n_folds=5, p_max=8, seed=0, tags=tags)
+    offered = np.isfinite(cv.error[0])
+    assert offered.tolist() == [False, True, False, True, False, True, False, False]
+    # the same errors as a method whose every p is offered, where these are offered
+    plain = cross_validate(make_rolled, [{}], X, y, n_folds=5, p_max=8, seed=0)
+    np.testing.assert_array_equal(cv.error[0, offered], plain.error[0, offered])
+    # a grid point that offers no p has no CV error and says why
+    assert np.isnan(cv.error[1]).all()
+    assert cv.skipped == [{"params": {"ends": []}, "reason": "its columns (p <= 8) end inside a cluster of equal "
+                                                             "eigenvalues, which the data do not order"}]
+    assert selection.skipped_text(cv.skipped, "cube") == (
+        "grid points with ends [] offer no p on cube: its columns (p <= 8) end inside a cluster of equal "
+        "eigenvalues, which the data do not order")
+    assert choose(cv.error) == (0, 4)    # the cube's 3 informative columns are not offered: 4 is
+
+
+@pytest.mark.parametrize("refit_ends, test_p", [((2, 4, 6, 8), 4), ((2, 5, 8), 5), ((2, 3), 3), ((2,), 2)])
+def test_the_refit_tests_at_the_end_of_the_cluster_that_cuts_the_chosen_p(split, refit_ends, test_p):
+    # CV chooses p = 4 (offered in every fold); the refit's clusters may end elsewhere: it is tested at the
+    # end of the cluster that p = 4 cuts, or, where that runs past its 8 columns, at the end of the one before
+    X_train, y_train, X_test, y_test, _ = split
+    grid_spec = {"ends": [(2, 4, 6, 8)], "refit_ends": [refit_ends], "refit_size": [len(X_train)]}
+    job = run_split(X_train, y_train, X_test, y_test, method="clustered", new_estimator=_clustered,
+                    grid_spec=grid_spec, p_max=8, seed=0, tags=selection_tags())
+    assert job.p == 4
+    assert job.test_p == (None if test_p == 4 else test_p)
+    expected = KNeighborsClassifier(1).fit(X_train[:, :test_p], y_train).predict(X_test[:, :test_p])
+    np.testing.assert_array_equal(job.test_predictions, expected)
+
+
+def test_a_refit_that_offers_no_p_fails_with_a_reason(split):
+    X_train, y_train, X_test, y_test, _ = split
+    grid_spec = {"ends": [(2, 4)], "refit_ends": [()], "refit_size": [len(X_train)]}
+    with pytest.raises(RuntimeError, match="end inside a cluster of equal eigenvalues"):
+        run_split(X_train, y_train, X_test, y_test, method="clustered", new_estimator=_clustered,
+                  grid_spec=grid_spec, p_max=8, seed=0, tags=selection_tags())
+
+
+def test_the_test_p_is_recorded_only_where_it_moved(split, tmp_path):
+    X_train, y_train, X_test, y_test, _ = split
+    grid_spec = {"ends": [(2, 4, 6, 8)], "refit_ends": [(2, 5, 8)], "refit_size": [len(X_train)]}
+    job = run_split(X_train, y_train, X_test, y_test, method="clustered", new_estimator=_clustered,
+                    grid_spec=grid_spec, p_max=8, seed=0, tags=selection_tags())
+    write_result(tmp_path / "moved.h5", job)
+    assert (read_result(tmp_path / "moved.h5")["p"], read_result(tmp_path / "moved.h5")["test_p"]) == (4, 5)
+
+
+def selection_tags():
+    from locproj.methods.tags import projection_tags
+
+    return projection_tags(ClusteredColumns())
+
+
 def test_graph_methods_are_fitted_for_p_max_columns_only_and_agree_with_all():
     from locproj.methods import LocalityPreservingProjection
 
     X, y = cube_problem(10, seed=5)
     make = lambda params: LocalityPreservingProjection(n_neighbors=3, **params)  # noqa: E731
-    Z_fit, Z_other, _ = selection.fit_transform_all_p(make, {}, X, y, X[:7], p_max=4, p_limit=9)
+    Z_fit, Z_other, *_ = selection.fit_transform_all_p(make, {}, X, y, X[:7], p_max=4, p_limit=9)
     full = make({}).fit(X, y)
     assert Z_fit.shape == (80, 4) and Z_other.shape == (7, 4)
     np.testing.assert_array_equal(Z_fit, full.transform(X)[:, :4])
     # rank 3 < p_max = 4 < p_limit: the request for 4 columns fails and all 3 are fitted instead
     low_rank = np.hstack([X[:, :3], X[:, :3] @ np.ones((3, 7))])
-    Z_fit, _, _ = selection.fit_transform_all_p(make, {}, low_rank, y, low_rank[:7], p_max=4, p_limit=9)
+    Z_fit, *_ = selection.fit_transform_all_p(make, {}, low_rank, y, low_rank[:7], p_max=4, p_limit=9)
     assert Z_fit.shape == (80, 3)
 
 

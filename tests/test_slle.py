@@ -21,7 +21,7 @@ from locproj.core.reconstruction_weights import (
     max_sq_distance,
     reconstruction_cost,
 )
-from locproj.core._sparse_eigen import bottom_eigenvectors
+from locproj.core._sparse_eigen import CLUSTER_RTOL, bottom_eigenvectors
 
 
 def _cosines(A, B):
@@ -131,15 +131,58 @@ def test_arpack_and_dense_agree_and_fits_are_deterministic(three_classes):
 def test_multiple_zero_eigenvalue_is_handled():
     # Four disconnected components: a 4-dimensional null space containing 1.  Any two
     # embedding columns orthogonal to 1 inside it are optimal (objective 0).
-    blocks = [lle_weights(Xb, kneighbors(Xb, 4), reg=1e-3, reg_mode="fixed")
+    blocks = [lle_weights(Xb, kneighbors(Xb, 4), reg=1e-2, reg_mode="trace")
               for Xb in np.random.default_rng(1).standard_normal((4, 60, 3))]
     M = reconstruction_cost(sparse.block_diag(blocks, format="csr"))
-    Y, lam = bottom_eigenvectors(M, 2, "arpack", random_state=0)
+    Y, lam, ends = bottom_eigenvectors(M, 2, "arpack", random_state=0)
     np.testing.assert_allclose(lam, 0.0, atol=1e-10)
     np.testing.assert_allclose(Y.mean(axis=0), 0.0, atol=1e-12)
     np.testing.assert_allclose(Y.T @ Y / len(Y), np.eye(2), atol=1e-10)
     spread = max(Y[60 * b:60 * (b + 1)].std(axis=0).max() for b in range(4))
     assert spread < 1e-6  # constant on each component
+    # the three null directions are one cluster: p = 1 and 2 cut inside it, p = 3 ends it
+    assert ends.tolist() == []
+    assert bottom_eigenvectors(M, 4, "arpack", random_state=0).cluster_ends.tolist() == [3, 4]
+
+
+def test_the_data_decide_the_basis_inside_a_cluster():
+    # Four classes pulled apart (alpha = 1): a 3-dimensional null space beside the constant.  Two
+    # columns cut inside it, so M alone leaves them to rounding; the data decide them: the null
+    # directions y by decreasing ||X~^T y||^2.  The same fit on the samples in another order (another
+    # path through the eigensolver) gives the same columns, permuted.
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((120, 6)) + np.repeat(rng.standard_normal((4, 6)) * 3, 30, axis=0)
+    y = np.repeat(np.arange(4), 30)
+    fit = SupervisedLLE(2, n_neighbors=6, alpha=1.0, eigen_solver="dense").fit(X, y)
+    assert fit.cluster_ends_.tolist() == [] and np.all(fit.eigenvalues_ < 1e-12)
+    order = rng.permutation(len(X))
+    again = SupervisedLLE(2, n_neighbors=6, alpha=1.0, eigen_solver="dense").fit(X[order], y[order])
+    np.testing.assert_allclose(again.embedding_, fit.embedding_[order], atol=1e-8)
+    Xc = X - X.mean(axis=0)
+    criterion = np.sum((Xc.T @ fit.embedding_) ** 2, axis=0)
+    assert criterion[0] > criterion[1]
+    # ... and they are the leading ones of the whole null space (three columns, which end its cluster)
+    full = SupervisedLLE(3, n_neighbors=6, alpha=1.0, eigen_solver="dense").fit(X, y)
+    assert full.cluster_ends_.tolist() == [3]
+    np.testing.assert_allclose(full.embedding_[:, :2], fit.embedding_, atol=1e-8)
+
+
+def test_k_above_d_gets_saul_and_roweis_ridge_and_no_null_cluster():
+    # k = 7 neighbours in d = 3 dimensions: every Q_i is singular and sigma_i^2 beyond m = 3 is 0.
+    # The ridge is then 1e-3 tr(Q_i), not a rounding-level floor: the weights are those of
+    # scikit-learn's barycentre weights with reg = 1e-3, and M has no cluster of null eigenvalues
+    # (a near-exact reconstruction would put every affine function of x in its null space).
+    from sklearn.manifold._locally_linear import barycenter_weights
+
+    X = np.random.default_rng(5).standard_normal((60, 3))
+    nbhd = kneighbors(X, 7)
+    W = lle_weights(X, nbhd, reg_mode="auto", subspace=(3, 3)).toarray()
+    idx = nbhd.indices.reshape(60, 7)
+    expected = barycenter_weights(X, X, idx, reg=1e-3)
+    np.testing.assert_allclose(W[np.arange(60)[:, None], idx], expected, rtol=1e-9, atol=1e-12)
+    fit = SupervisedLLE(3, n_neighbors=7, eigen_solver="dense").fit(X)
+    assert fit.cluster_ends_.tolist() == [1, 2, 3]
+    assert fit.eigenvalues_[0] > 100 * CLUSTER_RTOL * np.abs(reconstruction_cost(W)).max()
 
 
 def test_arpack_without_convergence_falls_back_to_the_dense_solver_with_a_warning(monkeypatch):
@@ -333,3 +376,21 @@ def test_subset_selection_draws_uniformly_when_no_neighborhood_has_noise_beyond_
     X = np.random.default_rng(0).standard_normal((60, 2))
     est = SupervisedLLE(2, n_neighbors=5, reg=1e-3, n_subset=30).fit(X)
     assert not est.noise_variances_.any() and len(est.subset_) == 30
+
+
+def test_cross_validation_offers_no_p_inside_the_null_cluster_of_separated_classes():
+    # alpha = 1 on four classes: three null directions beside the constant. CV offers p = 3 and on, never
+    # p = 1 or 2; a dimension of 2 (v = 0.90 on a plane, or n_components=2) offers no p and says why.
+    from locproj.engine.registry import estimator_factory, factory_tags, method_spec
+    from locproj.engine.selection import cross_validate
+
+    rng = np.random.default_rng(6)
+    X = rng.standard_normal((160, 5)) + np.repeat(rng.standard_normal((4, 5)) * 0.5, 40, axis=0)
+    y = np.repeat(np.arange(4), 40)
+    spec = method_spec("slle", None)
+    grid = [{"n_components": 5, "alpha": 1.0}, {"n_components": 2, "alpha": 1.0}, {"n_components": 5, "alpha": 0.0}]
+    cv = cross_validate(estimator_factory(spec, {"n_neighbors": 8, "eigen_solver": "dense"}), grid, X, y, n_folds=3,
+                        p_max=5, tags=factory_tags(spec))
+    assert np.isnan(cv.error[0, :2]).all() and np.isfinite(cv.error[0, 2:]).all()
+    assert np.isnan(cv.error[1]).all() and np.isfinite(cv.error[2]).all()
+    assert [item["params"] for item in cv.skipped] == [{"n_components": 2, "alpha": 1.0}]

@@ -35,6 +35,10 @@ __all__ = [
     "reconstruction_error",
 ]
 
+#: ``Delta^2 / k`` of Saul and Roweis's ``Q + (Delta^2 / k) tr(Q) I``: the automatic ridge where
+#: ``sigma_i^2`` is 0 (:func:`spectrum_summary`)
+SINGULAR_RIDGE = 1e-3
+_NUMERICALLY_ZERO = 1e-12  # sigma_i^2 at most this times tr(Q_i) is 0 (far above eigvalsh's k eps tr(Q_i))
 _KERNEL_BLOCKS_MEMO = LastInput()  # LLP's local kernel matrices of the last (X, neighbourhoods)
 
 
@@ -101,8 +105,12 @@ def spectrum_summary(lam: np.ndarray, retained_variance: float, subspace=None):
     * ``subspace=None``: with each neighbourhood's own ``m_i`` and ``d`` read as ``k`` (the mean of
       ``Q_i``'s ``k - m_i`` eigenvalues beyond ``m_i``), the reading LEA's ``reg_mode='auto'`` uses.
 
-    ``ridge`` is ``sigma_i^2`` floored at ``1e-12 tr(Q_i)``, so that ``Q_i + ridge I`` stays
-    invertible when nothing is left beyond the subspace."""
+    ``ridge`` is ``sigma_i^2``; where it is numerically 0 (at most ``1e-12 tr(Q_i)``: nothing left
+    beyond the subspace, as when the neighbourhood's rank is below the embedding's dimension, e.g.
+    ``k > d``), Saul and Roweis's regulariser ``(Delta^2 / k) tr(Q_i)`` with ``Delta^2 / k = 1e-3``
+    ("Think globally, fit locally", JMLR 4, 2003; scikit-learn's ``reg`` is ``Delta^2 / k``), so
+    that the data, not rounding, decide the weights of a singular ``Q_i`` (docs/fidelity, "Paper
+    004")."""
     n, k = lam.shape
     total = lam.sum(axis=1, keepdims=True)
     frac = np.cumsum(lam, axis=1) / np.where(total > 0, total, 1.0)
@@ -110,7 +118,8 @@ def spectrum_summary(lam: np.ndarray, retained_variance: float, subspace=None):
     m, d = (m_i, k) if subspace is None else (np.full(n, int(subspace[0])), int(subspace[1]))
     tail = np.where(np.arange(k) >= m[:, None], lam, 0.0).sum(axis=1)
     sigma2 = np.where(m < d, tail / np.maximum(d - m, 1), 0.0)
-    return m_i, sigma2, np.maximum(sigma2, 1e-12 * total.ravel())
+    total = total.ravel()
+    return m_i, sigma2, np.where(sigma2 > _NUMERICALLY_ZERO * total, sigma2, SINGULAR_RIDGE * total)
 
 
 def local_spectra(X, nbhd: Neighborhoods) -> np.ndarray:
@@ -231,7 +240,7 @@ def local_pca(X, nbhd: Neighborhoods, retained_variance: float = 0.9) -> tuple[n
     sigma2 : float array of shape (n_samples,)
         ``sigma_i^2`` of :func:`spectrum_summary` with ``subspace=None``: the mean of the
         ``k - m_i`` remaining eigenvalues of ``Q_i``; 0 when ``m_i = k``.  This is the ridge of
-        ``lle_weights(reg_mode='auto')`` (which floors it at ``1e-12 tr(Q_i)``).
+        ``lle_weights(reg_mode='auto')`` (which replaces a 0 by ``1e-3 tr(Q_i)``, :func:`spectrum_summary`).
     """
     _check_retained_variance(retained_variance)
     m, sigma2, _ = spectrum_summary(local_spectra(X, nbhd), retained_variance)

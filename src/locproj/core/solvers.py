@@ -41,8 +41,8 @@ Conventions (see ``docs/methods.md``):
   ``(X~ P_c)^T (X~ P_c)`` and ordered by decreasing variance; ties in variance (relative
   ``1e-6``, e.g. when the constraint is the total scatter) are broken by diagonalising the
   Euclidean Gram ``P_c^T P_c``, shortest column first.
-* **Signs**: in every column of ``P`` the entry of largest absolute value is positive (ties: the
-  first such entry).
+* **Signs**: in every column of ``P`` the entry of largest absolute value is positive (ties, within
+  ``1e-9`` relative: the first such entry).
 * **Column length**: columns are constraint-scaled (``P^T X~^T B X~ P = I`` or ``P^T P = I``);
   estimators may rescale them (``column_scaling='unit'``).
 """
@@ -63,6 +63,7 @@ __all__ = ["Embedding", "GramFactor", "check_n_components", "solve_embedding", "
 
 _FAST_PATH_RCOND = 1e-8
 _TIE_RTOL = 1e-6  # variances this close (relatively) count as tied in the degenerate resolution
+_SIGN_TIE_RTOL = 1e-9  # fix_signs: entries this close (relatively) to a column's largest count as tied
 _RIDGE_CLUSTER_FACTOR = 1e3  # with the ridge, eigenvalues are only resolved to ~ridge relative
 
 
@@ -554,11 +555,14 @@ def _resolve_degenerate(lam: np.ndarray, A: np.ndarray, basis: _Basis, rtol: flo
 
 
 def fix_signs(P: np.ndarray) -> np.ndarray:
-    """Flip columns so that each column's entry of largest ``|value|`` is positive
-    (``argmax`` picks the first one on ties)."""
+    """Flip columns so that each column's entry of largest ``|value|`` is positive.  Entries within
+    ``1e-9`` (relative) of the largest count as tied, and the first of them decides: an entry
+    equal to the largest up to rounding, as in a column that is ``+a`` on one class and ``-a`` on
+    another, never decides by its last bits."""
     if P.size == 0:
         return P
-    idx = np.argmax(np.abs(P), axis=0)
+    magnitude = np.abs(P)
+    idx = np.argmax(magnitude >= (1.0 - _SIGN_TIE_RTOL) * magnitude.max(axis=0), axis=0)
     signs = np.sign(P[idx, np.arange(P.shape[1])])
     signs[signs == 0] = 1.0
     return P * signs

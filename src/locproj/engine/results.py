@@ -81,6 +81,8 @@ def _write_h5(handle, result, provenance):
     # only where there are any, so that every other result file keeps its layout
     _set_attrs(handle, {name: _to_json(getattr(result, name)) for name in ("failed_fits", "skipped")
                         if getattr(result, name, None)})
+    if result.test_p is not None:
+        _set_attrs(handle, {"test_p": result.test_p})
     dataset("cv_error", np.asarray(result.cv_error, dtype=np.float64))
     dataset("cv_fold_error", np.asarray(result.cv_fold_error, dtype=np.float64))
     dataset("test_predictions", np.asarray(result.test_predictions))
@@ -111,7 +113,9 @@ def write_result(path, result, provenance=None):
         ``test_error`` (fraction), ``fit_seconds``, ``cv_seconds``, ``n_folds``,
         ``cv_seed`` (fold shuffling), ``p_max``, ``params`` (chosen, JSON), ``capped`` (JSON list);
         where there are any, ``failed_fits`` (the fits that raised in the inner CV under ``on_error:
-        record``) and ``skipped`` (the ``n_components`` not fitted, with why), JSON lists.
+        record``) and ``skipped`` (the ``n_components`` not fitted and the grid points that offered no
+        p, with why), JSON lists; ``test_p``, the p of the test where the refit's equal eigenvalues
+        moved it from the chosen ``p`` (:func:`locproj.engine.selection.run_split`).
     ``/cv_error`` float64 (n_grid, p_max); ``/cv_fold_error`` (n_folds, n_grid, p_max)
         Both empty for ``raw``.
     ``/grid/<name>`` (n_grid,)

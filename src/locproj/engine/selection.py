@@ -40,6 +40,17 @@ Available p
     the data's rank is below ``p_max``. A method whose ``n_components`` is fixed in
     the config (SLLE: an embedding dimension) is fitted with at most
     ``min(p_max, p_limit)`` of them (:func:`_at_most`).
+Equal eigenvalues
+    A method whose columns come from an eigenproblem that may leave a cluster of equal eigenvalues
+    (its tags' ``cluster_ends``: supervised LLE) offers only the p at which its first p columns
+    end a cluster (``cluster_ends_``): at any other p, rounding or an arbitrary rule would choose
+    which of the cluster's directions come first. Its CV errors at the other p are NaN. A grid
+    point that offers no p in a fold (its columns end inside a cluster, e.g. SLLE's ``c - 1`` null
+    directions of classes pulled apart by alpha, with fewer columns) has no CV error and is
+    recorded in ``CVResult.skipped`` with why. Where the refit cuts inside a cluster at the chosen
+    p, the test uses the end of that cluster, all of whose directions the method ranks alike, or,
+    when the cluster runs past the refit's columns, the end of the cluster before it
+    (``SplitResult.test_p``).
 Choice (:func:`choose`)
     Minimal mean CV error; errors within ``atol`` (1e-12) of the minimum are
     ties, broken toward smaller p, then toward the earlier grid point.
@@ -55,7 +66,7 @@ import numbers
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -157,7 +168,9 @@ class CVResult:
         point has no CV error in that fold. ``first_failure`` is the first such exception.
     skipped : list of dict
         ``{n_components, reason}`` for each ``n_components`` of a method whose columns are not
-        ordered that asks for more columns than the folds' data give (not fitted).
+        ordered that asks for more columns than the folds' data give (not fitted); ``{params,
+        reason}`` for each grid point that offers no p in some fold (module docstring, "Equal
+        eigenvalues"). :func:`skipped_text` says them.
     """
 
     error: np.ndarray
@@ -220,14 +233,34 @@ def _fixed_width(estimator, tags: ProjectionTags) -> int | None:
     return int(n) if _is_count(n) else None
 
 
+class FittedColumns(NamedTuple):
+    """What :func:`fit_transform_all_p` returns: the mapped training and other data, the fit's
+    seconds, and the p it offers (1-based, ascending; None: every p up to its columns)."""
+
+    Z_fit: np.ndarray
+    Z_other: np.ndarray
+    seconds: float
+    offered: np.ndarray | None = None
+
+
+def _offered(estimator, p_fit: int, tags: ProjectionTags) -> np.ndarray | None:
+    """The p in ``1..p_fit`` at which the estimator's columns end a cluster of equal eigenvalues
+    (``tags.cluster_ends``), or None: every p (module docstring, "Equal eigenvalues")."""
+    if not tags.cluster_ends:
+        return None
+    ends = np.asarray(estimator.cluster_ends_, dtype=np.int64)
+    return ends[(ends >= 1) & (ends <= p_fit)]
+
+
 def fit_transform_all_p(new_estimator, params, X_fit, y_fit, X_other, p_max, p_limit=None, ordered=True,
-                        tags: ProjectionTags | None = None):
-    """Fit ``new_estimator(params)`` on ``(X_fit, y_fit)``; return (Z_fit, Z_other, fit_seconds) with
-    ``p_fit = min(p_max, columns available, p_limit)`` columns.  Below the limit, only ``p_max``
-    projections are computed (:func:`_fit_first_columns`). A method whose columns are not ordered
-    (``ordered=False``) is fitted as it is and returns all its columns: its p is its number of
-    columns, which the caller compares with ``p_max``. ``tags``: what the estimators can do
-    (:class:`~locproj.methods.tags.ProjectionTags`; default: an ``n_components`` parameter, nothing else)."""
+                        tags: ProjectionTags | None = None) -> FittedColumns:
+    """Fit ``new_estimator(params)`` on ``(X_fit, y_fit)``; return :class:`FittedColumns` with
+    ``p_fit = min(p_max, columns available, p_limit)`` columns and the p among them it offers.
+    Below the limit, only ``p_max`` projections are computed (:func:`_fit_first_columns`). A method
+    whose columns are not ordered (``ordered=False``) is fitted as it is and returns all its
+    columns: its p is its number of columns, which the caller compares with ``p_max``. ``tags``:
+    what the estimators can do (:class:`~locproj.methods.tags.ProjectionTags`; default: an
+    ``n_components`` parameter, nothing else)."""
     if tags is None:   # imported here: it needs scikit-learn, which the raw method never loads
         from locproj.methods.tags import ProjectionTags
 
@@ -238,9 +271,10 @@ def fit_transform_all_p(new_estimator, params, X_fit, y_fit, X_other, p_max, p_l
         estimator = new_estimator(dict(params)).fit(X_fit, y_fit)
         seconds = time.perf_counter() - start
         width = _fixed_width(estimator, tags)
-        return (check_output(np.asarray(estimator.transform(X_fit), dtype=np.float64), len(X_fit), width=width),
-                check_output(np.asarray(estimator.transform(X_other), dtype=np.float64), len(X_other), width=width),
-                seconds)
+        return FittedColumns(
+            check_output(np.asarray(estimator.transform(X_fit), dtype=np.float64), len(X_fit), width=width),
+            check_output(np.asarray(estimator.transform(X_other), dtype=np.float64), len(X_other), width=width),
+            seconds)
     if p_max < limit:
         estimator = _fit_first_columns(new_estimator, params, X_fit, y_fit, p_max, tags)
     else:
@@ -248,7 +282,8 @@ def fit_transform_all_p(new_estimator, params, X_fit, y_fit, X_other, p_max, p_l
     seconds = time.perf_counter() - start
     Z_fit = _transform_first(estimator, X_fit, p_max, tags)
     p_fit = int(min(p_max, Z_fit.shape[1], limit))
-    return Z_fit[:, :p_fit], _transform_first(estimator, X_other, p_fit, tags), seconds
+    return FittedColumns(Z_fit[:, :p_fit], _transform_first(estimator, X_other, p_fit, tags), seconds,
+                         _offered(estimator, p_fit, tags))
 
 
 def folds_for(y, n_folds: int) -> int:
@@ -308,7 +343,8 @@ def cross_validate(new_estimator: Callable, grid: Sequence[Mapping], X, y, *, n_
     folds = _folds(X, y, n_folds, seed)
     fold_error = np.full((n_folds, len(grid), p_max), np.nan)
     options = dict(classifier=classifier, classifier_params=classifier_params, max_bytes=max_bytes, n_jobs=n_jobs)
-    capped, failed, skipped, first_failure = [], [], {}, None
+    capped, failed, first_failure = [], [], None
+    skipped_columns, skipped_points = {}, {}   # by n_components; by grid point
     for fold, (train, held_out) in enumerate(folds):
         X_fit, y_fit, X_held = X[train], y[train], X[held_out]
         limit = min(p_max, _limit(p_limit, X_fit, y_fit))
@@ -322,11 +358,14 @@ def cross_validate(new_estimator: Callable, grid: Sequence[Mapping], X, y, *, n_
             key = json.dumps(plain(params), sort_keys=True)
             if not ordered and _beyond(params, limit):
                 cache[key] = np.full(0, np.nan)   # asks for more columns than it can give or CV reads
-                skipped.setdefault(params["n_components"], _limit_reason(limit, p_max, X_fit))
+                skipped_columns.setdefault(params["n_components"], _limit_reason(limit, p_max, X_fit))
             if key not in cache:
                 try:
                     cache[key] = _fold_errors(new_estimator, params, X_fit, y_fit, X_held, y[held_out], p_max,
                                               p_limit, ordered, limit, options, tags)
+                except _NothingOffered as nothing:
+                    cache[key] = np.full(0, np.nan)
+                    skipped_points.setdefault(key, {"params": plain(params), "reason": str(nothing)})
                 except Exception as error:
                     if on_error != "record":
                         raise
@@ -337,16 +376,35 @@ def cross_validate(new_estimator: Callable, grid: Sequence[Mapping], X, y, *, n_
             fold_error[fold, index, : errors.size] = errors
     return CVResult(error=fold_error.mean(axis=0), fold_error=fold_error, capped=capped, failed=failed,
                     first_failure=first_failure,
-                    skipped=[{"n_components": n, "reason": reason} for n, reason in sorted(skipped.items())])
+                    skipped=[{"n_components": n, "reason": reason} for n, reason in sorted(skipped_columns.items())]
+                    + [skipped_points[key] for key in sorted(skipped_points)])
+
+
+class _NothingOffered(Exception):
+    """A fit whose columns offer no p (module docstring, "Equal eigenvalues"); the message says why."""
 
 
 def _fold_errors(new_estimator, params, X_fit, y_fit, X_held, y_held, p_max, p_limit, ordered, limit, options, tags):
-    """One fit's CV error on the held-out part of its fold, at every p (an unordered method: at its own)."""
-    Z_fit, Z_held, _ = fit_transform_all_p(new_estimator, params, X_fit, y_fit, X_held, p_max, p_limit, ordered,
-                                           tags)
-    if ordered:
-        return error_rates(predict_all_p(Z_fit, y_fit, Z_held, **options), y_held)
-    return _error_at_own_p(Z_fit, y_fit, Z_held, y_held, limit, options)
+    """One fit's CV error on the held-out part of its fold, at every p it offers (an unordered method:
+    at its own)."""
+    Z_fit, Z_held, _, offered = fit_transform_all_p(new_estimator, params, X_fit, y_fit, X_held, p_max, p_limit,
+                                                    ordered, tags)
+    if not ordered:
+        return _error_at_own_p(Z_fit, y_fit, Z_held, y_held, limit, options)
+    if offered is not None and not len(offered):
+        raise _NothingOffered(f"its columns (p <= {Z_fit.shape[1]}) end inside a cluster of equal eigenvalues, "
+                              "which the data do not order")
+    return _errors_at(Z_fit, y_fit, Z_held, y_held, offered, options)
+
+
+def _errors_at(Z_fit, y_fit, Z_other, y_other, offered, options) -> np.ndarray:
+    """The error at every p of ``Z_fit``'s columns: NaN at the p not ``offered`` (None: all offered)."""
+    if offered is None:
+        return error_rates(predict_all_p(Z_fit, y_fit, Z_other, **options), y_other)
+    errors = np.full(Z_fit.shape[1], np.nan)
+    if len(offered):
+        errors[offered - 1] = error_rates(predict_all_p(Z_fit, y_fit, Z_other, p_values=offered, **options), y_other)
+    return errors
 
 
 def _limit_reason(limit, p_max: int, X_fit) -> str:
@@ -380,6 +438,35 @@ def raw_cv_fold_error(X, y, *, n_folds=5, seed=0, classifier="1nn", **predict_op
                                    **predict_options) != y[held_out]))
         for fit, held_out in _folds(X, y, folds_for(y, n_folds), seed)
     ])
+
+
+def skipped_text(items, dataset: str) -> str:
+    """What ``CVResult.skipped``'s records say, in a sentence per kind: ``'n_components 5, 10 not fitted
+    on iris: the data have 4 features'`` (a method whose columns are not ordered) and ``'grid points
+    with alpha 1; n_neighbors 9, 19 offer no p on thyroid: ...'`` ("Equal eigenvalues")."""
+    sentences = []
+    columns = [item for item in items if "n_components" in item]
+    if columns:
+        values = ", ".join(f"{v:g}" for v in sorted({item["n_components"] for item in columns}))
+        sentences.append(f"n_components {values} not fitted on {dataset}: {_reasons(columns)}")
+    points = [item for item in items if "params" in item]
+    if points:
+        names = sorted({name for item in points for name in item["params"]})
+        values = "; ".join(f"{name} " + ", ".join(dict.fromkeys(_short(item["params"][name]) for item in points
+                                                                if name in item["params"]))
+                           for name in names)
+        sentences.append(f"grid points with {values} offer no p on {dataset}: {_reasons(points)}")
+    return "; ".join(sentences)
+
+
+def _reasons(items) -> str:
+    return "; ".join(dict.fromkeys(item["reason"] for item in items))
+
+
+def _short(value) -> str:
+    if isinstance(value, list):
+        return "[" + ", ".join(_short(v) for v in value) + "]"
+    return f"{value:g}" if isinstance(value, numbers.Real) and not isinstance(value, bool) else str(value)
 
 
 def _beyond(params, limit) -> bool:
@@ -457,6 +544,7 @@ class SplitResult:
     raw_cv_fold_error: np.ndarray | None = None
     failed_fits: list = dataclasses.field(default_factory=list)
     skipped: list = dataclasses.field(default_factory=list)
+    test_p: int | None = None
 
 
 def run_split(X_train, y_train, X_test, y_test, *, method, new_estimator=None, grid_spec=None, m=None, p_max=300,
@@ -529,7 +617,7 @@ def run_split(X_train, y_train, X_test, y_test, *, method, new_estimator=None, g
     if test_curve and not ordered:        # the n_components of the grid, where the curve has points
         test_curve = [int(point["n_components"]) for point in grid
                       if isinstance(point.get("n_components"), numbers.Integral)] or [p]
-    predictions, curve, fit_seconds = _refit_and_test(
+    predictions, curve, fit_seconds, test_p = _refit_and_test(
         new_estimator, params, p, X_train, y_train, X_test, y_test, p_max, p_limit, ordered, test_curve,
         predict_options, tags)
     return SplitResult(
@@ -537,7 +625,7 @@ def run_split(X_train, y_train, X_test, y_test, *, method, new_estimator=None, g
         grid_index=grid_index, params=params, p=p, projected=True,
         test_error=float(np.mean(predictions != y_test)), test_predictions=predictions,
         fit_seconds=fit_seconds, cv_seconds=cv_seconds, test_error_curve=curve, failed_fits=cv.failed,
-        skipped=cv.skipped, **common,
+        skipped=cv.skipped, test_p=None if test_p == p else test_p, **common,
     )
 
 
@@ -545,10 +633,7 @@ def _report_cv(method: str, cv: CVResult, n_fits: int, meta) -> None:
     """Log the grid values not fitted and the fits that failed (the job's log); a split whose every
     grid point failed fails, with the first failure as its cause."""
     if cv.skipped:
-        values = ", ".join(f"{item['n_components']:g}" for item in cv.skipped)
-        reason = "; ".join(dict.fromkeys(item["reason"] for item in cv.skipped))
-        log.info("%s: n_components %s not fitted on %s: %s", method, values, (meta or {}).get("dataset", "the data"),
-                 reason)
+        log.info("%s: %s", method, skipped_text(cv.skipped, (meta or {}).get("dataset", "the data")))
     if cv.failed:
         log.warning("%s: %d of %d fits failed in cross-validation (no CV error for their grid point in that "
                     "fold); the first: %s", method, len(cv.failed), n_fits, failure_text(cv.failed[0]))
@@ -561,16 +646,17 @@ def _report_cv(method: str, cv: CVResult, n_fits: int, meta) -> None:
 def _refit_and_test(new_estimator, params, p: int, X_train, y_train, X_test, y_test, p_max: int, p_limit,
                     ordered: bool, test_curve, predict_options: dict, tags: ProjectionTags | None):
     """The method refitted with the chosen ``params`` on the whole training part and tested at the
-    chosen ``p``: ``(predictions, curve, fit_seconds)``, ``curve`` the test error at every p when
-    ``test_curve`` (else None). A method whose columns are not ordered gets its test error at each
-    ``n_components`` of ``test_curve`` (its grid's, the other parameters as chosen), NaN at the other p."""
-    Z_train, Z_test, fit_seconds = fit_transform_all_p(new_estimator, params, X_train, y_train, X_test, p_max, p_limit,
-                                                       ordered, tags)
+    chosen ``p``: ``(predictions, curve, fit_seconds, test_p)``, ``curve`` the test error at every p
+    when ``test_curve`` (else None), ``test_p`` the p tested (:func:`_refit_p`). A method whose columns
+    are not ordered gets its test error at each ``n_components`` of ``test_curve`` (its grid's, the
+    other parameters as chosen), NaN at the other p."""
+    Z_train, Z_test, fit_seconds, offered = fit_transform_all_p(new_estimator, params, X_train, y_train, X_test,
+                                                                p_max, p_limit, ordered, tags)
     if p > Z_train.shape[1]:
         raise RuntimeError(f"refit gives {Z_train.shape[1]} projections, CV chose p={p}")
-    predictions = predict_at_p(Z_train, y_train, Z_test, p, **predict_options)
-    curve = (error_rates(predict_all_p(Z_train, y_train, Z_test, **predict_options), y_test)
-             if test_curve and ordered else None)
+    test_p = _refit_p(p, offered)
+    predictions = predict_at_p(Z_train, y_train, Z_test, test_p, **predict_options)
+    curve = _errors_at(Z_train, y_train, Z_test, y_test, offered, predict_options) if test_curve and ordered else None
     if test_curve and not ordered:
         limit = min(p_max, _limit(p_limit, X_train, y_train))
         values = sorted({v for v in test_curve if v <= limit} | {p})
@@ -578,10 +664,26 @@ def _refit_and_test(new_estimator, params, p: int, X_train, y_train, X_test, y_t
         curve[p - 1] = np.mean(predictions != y_test)
         for v in values:
             if v != p:
-                Z_v, Z_v_test, _ = fit_transform_all_p(new_estimator, {**params, "n_components": v}, X_train, y_train,
+                Z_v, Z_v_test, *_ = fit_transform_all_p(new_estimator, {**params, "n_components": v}, X_train, y_train,
                                                        X_test, p_max, p_limit, ordered, tags)
                 curve[v - 1] = np.mean(predict_at_p(Z_v, y_train, Z_v_test, v, **predict_options) != y_test)
-    return predictions, curve, fit_seconds
+    return predictions, curve, fit_seconds, test_p
+
+
+def _refit_p(p: int, offered) -> int:
+    """The p the refit is tested at: CV's ``p`` where the refit offers it; else the end of the
+    cluster of equal eigenvalues that ``p`` cuts (the first offered p above it: every direction of a
+    cluster scores alike, so all of them are what CV's p chose a part of); else, when that cluster
+    runs past the refit's columns, the end of the cluster before it."""
+    if offered is None or p in offered:
+        return p
+    above, below = offered[offered > p], offered[offered < p]
+    if len(above):
+        return int(above[0])
+    if len(below):
+        return int(below[-1])
+    raise RuntimeError(f"the refit's columns end inside a cluster of equal eigenvalues, which the data do not "
+                       f"order: no p is offered (CV chose p={p})")
 
 
 def _raw_split(X_train, y_train, X_test, y_test, n_folds: int, seed, predict_options: dict, common: dict):

@@ -8,13 +8,12 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import _fit_context
-from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import RealNotInt, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..core.neighbor_graphs import kneighbors
+from ..core.neighbor_graphs import kneighbors, kneighbors_query
 from ..core.reconstruction_weights import (
     class_penalized_coordinates,
     lle_weights,
@@ -56,9 +55,11 @@ class SupervisedLLE(ProjectionTransformer):
     of the local scatter ``C^(i)`` (§3, Appendix; for SLLE those of ``D'``).  Each neighbourhood's
     own ``m_i`` (from ``v``) serves the majority vote only: with ``sigma_i^2`` beyond ``m_i``, a
     neighbourhood in a bend of a 2-D sheet in 3-D needs ``m_i = 3 = d`` and gets ``sigma_i^2 = 0``
-    exactly where Fig. 2(b) has its peaks (docs/fidelity, "Paper 004").  ``sigma_i^2 = 0`` is
-    floored at ``1e-12 tr(Q^(i))``.  This is :func:`locproj.core.reconstruction_weights.lle_weights` with
-    ``reg_mode='auto'`` and ``subspace=(n_components_, d)``.
+    exactly where Fig. 2(b) has its peaks (docs/fidelity, "Paper 004").  Where ``sigma_i^2`` is 0
+    (the neighbourhood's rank is at most ``m``, e.g. ``k > d``), Saul and Roweis's ``1e-3 tr(Q^(i))``
+    takes its place (:func:`locproj.core.reconstruction_weights.spectrum_summary`).  This is
+    :func:`locproj.core.reconstruction_weights.lle_weights` with ``reg_mode='auto'`` and
+    ``subspace=(n_components_, d)``.
 
     **Stage II** (eq. 6-7).  ``Y`` minimises ``tr(Y M Y^T)``, ``M = (I - W)^T (I - W)``,
     subject to ``(1/n) Y Y^T = I``: the bottom eigenvectors of ``M``.  The constant vector
@@ -69,6 +70,14 @@ class SupervisedLLE(ProjectionTransformer):
     class-indicator combinations orthogonal to ``1`` are optimal).  Columns have
     ``(1/n) sum_i y_i^2 = 1`` and are ordered by ascending eigenvalue; in each column the entry of
     largest ``|value|`` is positive.
+
+    *Equal eigenvalues.*  Where eigenvalues of ``M`` are equal (within ``1e-11 max |M_ij|``, as
+    with disconnected classes: ``c - 1`` zero eigenvalues beside the constant's), ``M`` does not
+    decide a basis of their cluster, and every direction in it has the same variance.  The basis is
+    then the one the data decide: the directions ``y`` of the cluster by decreasing ``||X~^T y||^2``
+    (``X~`` the centred training data; :func:`locproj.core._sparse_eigen.bottom_eigenvectors`).
+    ``cluster_ends_`` lists the ``p`` at which a cluster ends; the engine's cross-validation
+    offers only those ``p`` (:mod:`locproj.engine.selection`, "Equal eigenvalues").
 
     *Solver.*  ``eigen_solver='arpack'`` (``'auto'`` above 200 samples):
     :func:`scipy.sparse.linalg.eigsh` in shift-invert mode around ``sigma = -1e-10 mean(diag M)``.
@@ -96,7 +105,8 @@ class SupervisedLLE(ProjectionTransformer):
     are.  The subset is the reference set of :meth:`transform`.
 
     **New points** (end of §2).  The ``k`` nearest reference points of ``x`` in plain Euclidean
-    distance (labels are unknown), weights by eq. 4 with the same regularisation (``r``, or
+    distance (labels are unknown; ties by :func:`locproj.core.neighbor_graphs.kneighbors_query`'s
+    rule, the lowest index), weights by eq. 4 with the same regularisation (``r``, or
     ``sigma^2`` of the new point's own ``Q``), ``y = sum_j w_j y_N(j)``
     (:func:`locproj.core.reconstruction_weights.lle_weights_out_of_sample`).  A new point equal to a reference point
     is mapped onto its embedding (the ``r -> 0`` limit of eq. 4), so ``transform`` of the
@@ -138,6 +148,10 @@ class SupervisedLLE(ProjectionTransformer):
     eigenvalues_ : ndarray of shape (``n_components_``,)
         The Lagrange multipliers of stage II (eigenvalues of ``M``), ascending;
         ``tr(Y M Y^T) = n_subset * sum(eigenvalues_)``.
+    cluster_ends_ : int ndarray
+        The ``p`` in ``1..n_components_`` at which a cluster of equal eigenvalues ends (eigenvalue
+        ``p + 1`` of ``M`` differs from eigenvalue ``p``): the first ``p`` columns of any other ``p``
+        cut inside a cluster.
     n_components_ : int
     retained_variance_ : float
         The ``v`` used for ``m_i``.
@@ -151,8 +165,6 @@ class SupervisedLLE(ProjectionTransformer):
         ``n_subset=None``.
     X_fit_ : ndarray of shape (n_subset, n_features)
         The reference points of :meth:`transform`, ``X[subset_]``.
-    nbrs_ : sklearn.neighbors.NearestNeighbors
-        Fitted on ``X_fit_``.
     n_features_in_ : int
 
     See Also
@@ -231,7 +243,7 @@ class SupervisedLLE(ProjectionTransformer):
 
         # stage I on all samples: m_i (§3.1) and sigma_i^2 (§3.2)
         Z = self._coordinates(X, y)
-        nbhd = kneighbors(Z, k)
+        nbhd = kneighbors(Z, k, distances=False)
         spectra = local_spectra(Z, nbhd)
         m_i = spectrum_summary(spectra, v)[0]
         n_components = self._dimension(m_i)
@@ -245,7 +257,7 @@ class SupervisedLLE(ProjectionTransformer):
             p = self._subset_size(n, k)
             subset = np.sort(select_subset(sigma2, p, rng))
             Z = self._coordinates(X[subset], None if y is None else y[subset])
-            nbhd = kneighbors(Z, k)
+            nbhd = kneighbors(Z, k, distances=False)
         p = len(subset)
         if n_components > p - 1:
             raise ValueError(f"n_components={n_components} but only {p - 1} components are available "
@@ -260,7 +272,8 @@ class SupervisedLLE(ProjectionTransformer):
         solver = self.eigen_solver
         if solver == "auto":
             solver = "dense" if p <= _DENSE_MAX else "arpack"
-        Y, eigenvalues = bottom_eigenvectors(reconstruction_cost(W), n_components, solver, rng)
+        Y, eigenvalues, cluster_ends = bottom_eigenvectors(reconstruction_cost(W), n_components, solver, rng,
+                                                           data=X[subset])
 
         self.n_components_ = n_components
         self.retained_variance_ = v
@@ -268,8 +281,8 @@ class SupervisedLLE(ProjectionTransformer):
         self.noise_variances_ = sigma2
         self.subset_ = subset
         self.eigenvalues_ = eigenvalues
+        self.cluster_ends_ = cluster_ends
         self.X_fit_ = X[subset]
-        self.nbrs_ = NearestNeighbors(n_neighbors=k, algorithm="brute").fit(self.X_fit_)
         embedding = np.empty((n, n_components))
         embedding[subset] = Y
         rest = np.setdiff1d(np.arange(n), subset)
@@ -297,7 +310,7 @@ class SupervisedLLE(ProjectionTransformer):
         return self._map(X, self.embedding_[self.subset_])
 
     def _map(self, X, Y):
-        neighbors = self.nbrs_.kneighbors(X, return_distance=False)
+        neighbors = kneighbors_query(self.X_fit_, X, int(self.n_neighbors))
         reg, reg_mode = self._regularisation()
         W = lle_weights_out_of_sample(X, self.X_fit_, neighbors, reg=reg, reg_mode=reg_mode,
                                       retained_variance=self.retained_variance_,
@@ -356,7 +369,7 @@ class SupervisedLLE(ProjectionTransformer):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = self._needs_labels()
-        return declare(tags, training_subset=True)
+        return declare(tags, training_subset=True, cluster_ends=True)
 
 
 def select_subset(noise_variances, n_subset: int, random_state=None) -> np.ndarray:

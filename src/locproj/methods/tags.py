@@ -35,6 +35,11 @@ class ProjectionTags(TransformerTags):
     local_regions : bool
         A gating function over the input space and one projection per region: ``gating_function``
         and ``projections_`` (the local projection kernels).
+    cluster_ends : bool
+        Fitted, it has ``cluster_ends_``: the ``p`` at which its first ``p`` columns end a cluster
+        of equal eigenvalues.  At any other ``p`` they cut inside one, where rounding or an
+        arbitrary rule would choose the columns, so model selection does not offer it (supervised
+        LLE).
     """
 
     dimension: str | None = "n_components"
@@ -43,6 +48,7 @@ class ProjectionTags(TransformerTags):
     training_subset: bool = False
     linear_map: bool = False
     local_regions: bool = False
+    cluster_ends: bool = False
 
 
 #: The names a method entry by import path may declare (``docs/own-method.md``).

@@ -28,6 +28,7 @@ from scipy.stats import ranksums
 from locproj.engine.method_failures import failure_text
 from locproj.report.writers import ordered, write_table_files
 from locproj.engine.results import read_result
+from locproj.engine.selection import skipped_text
 
 ID_COLUMNS = ["experiment", "dataset", "m", "method", "split"]
 ROW_KEYS = ["dataset", "m"]
@@ -184,18 +185,15 @@ def failure_notes(summary: pd.DataFrame, method_labels=None, style: str = "plain
 
 def skipped_values(results: pd.DataFrame) -> dict[tuple, str]:
     """``(dataset, method) -> 'n_components 5, 10, 20 not fitted on iris: the data have 4 features'``:
-    the grid values of a method whose columns are not ordered that its CV did not fit, from
-    :func:`collect`'s rows."""
+    the grid values of a method whose columns are not ordered that its CV did not fit, and the grid
+    points that offered no p (:func:`locproj.engine.selection.skipped_text`), from :func:`collect`'s rows."""
     found = {}
     if "skipped" not in results:
         return found
     for (dataset, method), rows in results.groupby(["dataset", "method"], sort=False):
         items = [item for skipped in rows["skipped"] for item in skipped]
         if items:
-            values = sorted({item["n_components"] for item in items})
-            reason = "; ".join(dict.fromkeys(item["reason"] for item in items))
-            found[dataset, method] = (f"n_components {', '.join(f'{v:g}' for v in values)} not fitted on {dataset}: "
-                                      f"{reason}")
+            found[dataset, method] = skipped_text(items, dataset)
     return found
 
 

@@ -1,5 +1,12 @@
 """LocalProjectionKernelSVC (paper 002): gradients, Armijo, GPK = linear SVM, the Fig. 1 toy,
-scikit-learn compatibility and determinism."""
+scikit-learn compatibility, determinism and the same bits under other BLAS kernels."""
+
+import math
+import os
+import pickle
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,8 +20,11 @@ from locproj.methods import _lpk_model
 from locproj.methods._lpk_model import (
     dual_objective,
     dual_objective_gradients,
+    fixed_dot,
+    fixed_exp,
     gating,
     local_projection_kernel,
+    projected_kernel,
 )
 
 KERNELS = {
@@ -253,3 +263,115 @@ def test_seeded_fits_are_identical_to_the_bit(kernel):
     np.testing.assert_array_equal(first.transform(X), second.transform(X))
     other = LocalProjectionKernelSVC(**{**params, "random_state": 43}).fit(X, y)
     assert not np.array_equal(other.projections_, first.projections_)
+
+
+# --- the same bits on every machine --------------------------------------------------------------
+
+
+def test_fixed_dot_is_the_product_and_its_entries_do_not_depend_on_layout():
+    """fixed_dot is A @ B to rounding; F F^T is exactly symmetric; an entry's bits do not depend on
+    the other rows or columns, nor on the arrays' alignment in memory."""
+    rng = np.random.default_rng(7)
+    A, B, v = rng.standard_normal((37, 129)), rng.standard_normal((129, 5)), rng.standard_normal(129)
+    product = fixed_dot(A, B)
+    np.testing.assert_allclose(product, A @ B, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(fixed_dot(A, v), A @ v, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(fixed_dot(v, B), v @ B, rtol=1e-12, atol=1e-12)
+    assert fixed_dot(v, v) == pytest.approx(v @ v, rel=1e-13) and isinstance(fixed_dot(v, v), float)
+    F = rng.standard_normal((60, 6))
+    K = fixed_dot(F, F.T)
+    assert np.array_equal(K, K.T)
+    rows, columns = [3, 8, 20], [1, 4]
+    assert np.array_equal(fixed_dot(A[rows], B), product[rows])
+    assert np.array_equal(fixed_dot(A, B[:, columns]), product[:, columns])
+    shifted = np.empty(A.size + 1)[1:].reshape(A.shape)   # 8 bytes off the allocation's alignment
+    shifted[...] = A
+    assert np.array_equal(fixed_dot(shifted, B), product)
+
+
+def test_fixed_exp_is_exp_to_one_unit_in_the_last_place():
+    rng = np.random.default_rng(8)
+    x = np.concatenate([-np.linspace(0.0, 745.0, 20001), -rng.random(2000) * 1e-6, -rng.random(2000) * 2.0])
+    reference = np.array([math.exp(value) for value in x])
+    normal = reference >= np.finfo(np.float64).tiny
+    ulps = np.abs(fixed_exp(x) - reference)[normal] / np.spacing(reference[normal])
+    assert ulps.max() <= 1.0 and np.mean(ulps == 0) > 0.9
+    edges = fixed_exp(np.array([0.0, -0.0, -746.0, -1e300, -np.inf, np.nan]))
+    assert edges[:2].tolist() == [1.0, 1.0] and edges[2:5].tolist() == [0.0, 0.0, 0.0] and np.isnan(edges[5])
+
+
+@pytest.mark.parametrize("kernel", list(KERNELS))
+def test_the_training_kernel_is_exactly_symmetric(kernel):
+    rng = np.random.default_rng(9)
+    X = rng.standard_normal((45, 4))
+    K = local_projection_kernel(X, rng.standard_normal((3, 4, 2)), rng.standard_normal((3, 5)), **KERNELS[kernel])
+    assert np.array_equal(K, K.T)
+
+
+def test_rbf_distances_are_summed_from_differences():
+    """Points far from the origin and close together: ||a||^2 + ||b||^2 - 2 <a, b> cancels to
+    rounding noise there (about 1e-8 against squared distances of 1e-8); the differences are exact."""
+    Z = 1e4 + 1e-4 * np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 2.0], [3.0, 1.0]])
+    K = projected_kernel(Z, Z, "rbf", s=1e-4)
+    sq = np.array([[float(np.sum((a - b) ** 2)) for b in Z] for a in Z])
+    np.testing.assert_allclose(K, np.exp(-sq / 1e-8), rtol=1e-13)
+    assert np.all(np.diag(K) == 1.0) and K[0, 1] == pytest.approx(math.exp(-1.0), rel=1e-6)
+
+
+# A fit whose results moved under OpenBLAS's SkylakeX and Haswell kernels while its products were
+# BLAS's (the first gradient differed by 3e-14 relative, then the Armijo steps and J), and whose
+# gating moved with numpy's AVX-512 exp; printed as a pickle by a fresh interpreter.
+_FIT_SCRIPT = """
+import pickle, sys
+import threadpoolctl
+from locproj.data.waveform import generate_waveform
+from locproj.methods import LocalProjectionKernelSVC
+X, y = generate_waveform(200, seed=11)
+y = (y == 2).astype(int)
+fitted = {}
+for name, params in {"linear": {"C": 100.0}, "rbf": {"kernel": "rbf", "s": 2.0, "C": 10.0},
+                     "poly": {"kernel": "poly", "degree": 3, "n_regions": 3}}.items():
+    model = LocalProjectionKernelSVC(**{"n_regions": 2, "n_components": 2, **params}, max_iter=8, tol=0.0,
+                                     random_state=0).fit(X, y)
+    fitted[name] = [model.projections_, model.gating_coef_, model.dual_coef_, model.support_,
+                    model.history_["objective"], model.history_["n_svm_solves"], model.decision_function(X)]
+kernels = sorted({info.get("architecture") for info in threadpoolctl.threadpool_info()
+                  if info["internal_api"] == "openblas"})
+pickle.dump((kernels, fitted), sys.stdout.buffer)
+"""
+
+
+def _openblas_kernels() -> tuple[str, str] | None:
+    """Two OpenBLAS kernels this CPU runs (as tools/blas_kernels.py picks them), or None."""
+    cpuinfo = Path("/proc/cpuinfo")
+    flags = set(cpuinfo.read_text().split()) if cpuinfo.is_file() else set()
+    if "avx512f" in flags:
+        return "SkylakeX", "Haswell"
+    return ("Haswell", "Sandybridge") if "avx2" in flags else None
+
+
+def _fit_in_fresh_interpreter(**env) -> tuple:
+    source = str(Path(__file__).resolve().parents[1] / "src")
+    environment = {**os.environ, **env, "PYTHONPATH": os.pathsep.join([source, os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", _FIT_SCRIPT], env=environment, capture_output=True, check=True)
+    return pickle.loads(done.stdout)
+
+
+@pytest.mark.skipif(_openblas_kernels() is None, reason="needs an x86-64 CPU with AVX2 (OpenBLAS kernels to force)")
+def test_fits_have_the_same_bits_under_two_openblas_kernels_and_without_avx512():
+    """Two OpenBLAS kernels (OPENBLAS_CORETYPE), the second with numpy's AVX-512 code switched off
+    (NPY_DISABLE_CPU_FEATURES), as on a CPU without AVX-512: the same fits, bit for bit."""
+    try:
+        from numpy._core import _multiarray_umath
+    except ImportError:  # numpy < 2
+        from numpy.core import _multiarray_umath
+    first, second = _openblas_kernels()
+    avx512 = " ".join(f for f in _multiarray_umath.__cpu_dispatch__ if "AVX512" in f or f == "X86_V4")
+    kernels_a, fits_a = _fit_in_fresh_interpreter(OPENBLAS_CORETYPE=first)
+    kernels_b, fits_b = _fit_in_fresh_interpreter(OPENBLAS_CORETYPE=second, NPY_DISABLE_CPU_FEATURES=avx512)
+    if kernels_a == kernels_b:
+        pytest.skip(f"OpenBLAS ignored OPENBLAS_CORETYPE: {kernels_a} both times")
+    assert {kernels_a[0].lower(), kernels_b[0].lower()} == {first.lower(), second.lower()}
+    for name in fits_a:
+        for a, b in zip(fits_a[name], fits_b[name]):
+            np.testing.assert_array_equal(a, b, err_msg=name)

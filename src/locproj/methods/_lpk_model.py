@@ -2,10 +2,16 @@
 gating of eq. 5, the projected kernels of §2, the local projection kernel of eq. 8, the dual
 objective ``J`` and its gradients of §2 and §4, the SVM solve of Algorithm 2 (line 4) and Armijo's
 rule (§5). :class:`locproj.methods.LocalProjectionKernelSVC` alternates them.
+
+Every sum of products here is :func:`fixed_dot`, not BLAS, and every exponential
+:func:`fixed_exp`, not ``np.exp``: the fit feeds libsvm kernel matrices and compares objectives in
+Armijo's rule and the stopping rule, where a last-bit difference (BLAS kernels and numpy's vector
+code are chosen by CPU) becomes another working set, other support vectors, another step.
 """
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass
 
@@ -32,6 +38,78 @@ SVM_ITER_PER_SAMPLE = 10_000
 # Gating logits are clipped to +-this before the softmax: subtracting the row maximum then stays
 # finite, and a logit that overflowed to +-inf (X far beyond the training data) still gates.
 _LOGIT_LIMIT = np.finfo(np.float64).max / 4
+# ln 2 in two parts (fdlibm's): the high part has 32 significant bits, so k * _LN2_HI is exact for
+# the |k| <= 1100 of exp's range; 1/j! for the Taylor series of exp on |r| <= ln(2)/2, whose
+# remainder after r^13/13! is below 1e-17.
+_LN2_HI, _LN2_LO = 6.93147180369123816490e-01, 1.90821492927058770002e-10
+_TAYLOR = tuple(1.0 / math.factorial(j) for j in range(14))
+
+
+def fixed_dot(A, B):
+    """``A @ B`` for 1-D or 2-D operands, summed by numpy's ``einsum`` instead of BLAS.
+
+    BLAS libraries pick their kernels by CPU (OpenBLAS: SkylakeX, Haswell, ...), and each kernel
+    sums in an order of its own, so a BLAS product's last bits depend on the machine.  Here each
+    entry is the dot product of a row of ``A`` and a column of ``B``, both made contiguous, summed
+    by ``einsum``'s own loop (without ``optimize``, never BLAS), which numpy compiles for the
+    baseline instruction set and does not dispatch by CPU: the same numpy gives the same bits on
+    every x86-64 machine, whatever the arrays' alignment, and ``fixed_dot(F, F.T)`` is exactly
+    symmetric (entries ``ij`` and ``ji`` sum the same products in the same order).
+
+    Parameters
+    ----------
+    A : array_like of shape (n, k) or (k,)
+    B : array_like of shape (k, m) or (k,)
+
+    Returns
+    -------
+    ndarray of shape (n, m), (n,) or (m,), or a float for two vectors.
+    """
+    A, B = np.asarray(A, dtype=np.float64), np.asarray(B, dtype=np.float64)
+    rows = np.ascontiguousarray(np.atleast_2d(A))
+    columns = np.ascontiguousarray(B.T if B.ndim == 2 else B[None, :])
+    product = np.einsum("ik,jk->ij", rows, columns)
+    if A.ndim == 1:
+        product = product[0]
+    if B.ndim == 1:
+        product = product[..., 0]
+    return float(product) if product.ndim == 0 else product
+
+
+def fixed_exp(x):
+    """``exp(x)`` for ``x <= 0`` from additions, multiplications and ``ldexp`` only.
+
+    ``np.exp`` dispatches by CPU (numpy has its own AVX-512 code), and its last bits differ
+    between machines with and without AVX-512; these elementwise IEEE-754 operations give the same
+    bits everywhere, within one unit in the last place of ``math.exp`` on ``[-745, 0]``, as
+    ``np.exp`` is.  ``x = k ln 2 + r`` with ``|r| <= ln(2) / 2``, ``exp(r)`` by its Taylor series
+    in Horner's form, times ``2^k``.
+    """
+    x = np.maximum(x, -746.0)  # exp(-746) rounds to 0; NaN stays NaN
+    k = np.rint(x / _LN2_HI)
+    r = (x - k * _LN2_HI) - k * _LN2_LO
+    series = np.full_like(r, _TAYLOR[-1])
+    for coefficient in _TAYLOR[-2::-1]:
+        series = series * r + coefficient
+    return np.ldexp(series, np.where(np.isnan(k), 0.0, k).astype(np.int64))
+
+
+def integer_power(base, exponent):
+    """``base ** exponent`` for an integer ``exponent >= 0`` by repeated multiplication (the same
+    bits on every machine, unlike ``np.power``, which dispatches by CPU)."""
+    result = np.ones_like(base)
+    for _ in range(exponent):
+        result = result * base
+    return result
+
+
+def _softmax(logits):
+    """Rows of ``logits`` to positive rows summing to one (see :func:`gating`)."""
+    np.clip(logits, -_LOGIT_LIMIT, _LOGIT_LIMIT, out=logits)
+    logits -= logits.max(axis=1, keepdims=True)
+    eta = fixed_exp(logits)
+    eta /= eta.sum(axis=1, keepdims=True)
+    return eta
 
 
 def gating(X, V):
@@ -49,29 +127,57 @@ def gating(X, V):
         Positive rows that sum to one (all ones when ``n_regions = 1``).  Logits beyond
         ``+-max(float64) / 4`` (or that overflowed) are clipped there, so a row stays a softmax.
     """
-    with np.errstate(over="ignore", invalid="ignore"):  # overflow: +-inf, clipped below
-        logits = X @ V[:, 1:].T + V[:, 0]
-    np.clip(logits, -_LOGIT_LIMIT, _LOGIT_LIMIT, out=logits)
-    logits -= logits.max(axis=1, keepdims=True)
-    eta = np.exp(logits)
-    eta /= eta.sum(axis=1, keepdims=True)
-    return eta
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow: +-inf, clipped by _softmax
+        logits = fixed_dot(X, V[:, 1:].T) + V[:, 0]
+    return _softmax(logits)
+
+
+def projections(X, W):
+    """The projections ``Z_m = X W_m`` of every region: shape ``(n_samples, n_regions, n_components)``."""
+    p, d, r = W.shape
+    return fixed_dot(X, W.transpose(1, 0, 2).reshape(d, p * r)).reshape(len(X), p, r)
+
+
+class ProjectionCache:
+    """:func:`gating` and :func:`projections` of fixed data ``X``, each kept for the last ``V`` and
+    ``W`` it was computed for (by identity: the fit never changes its arrays in place).
+
+    An Armijo search moves one block at a time, so its trials recompute only that block's
+    products, and the gradients that follow read the support vectors' rows.  Each entry of
+    :func:`fixed_dot` depends on its row and column alone, so these are the bits a direct
+    computation gives.
+    """
+
+    def __init__(self, X):
+        self.X = X
+        self._V = self._W = self._eta = self._Z = None
+
+    def __call__(self, W, V):
+        """``(eta, Z)`` of ``X`` for ``(W, V)``."""
+        if V is not self._V:
+            self._V, self._eta = V, gating(self.X, V)
+        if W is not self._W:
+            self._W, self._Z = W, projections(self.X, W)
+        return self._eta, self._Z
 
 
 def projected_kernel(Za, Zb, kernel="linear", degree=2, s=1.0):
     """``K(z_i, z_j)`` between projected points ``z = W^T x`` (002 §2).
 
     ``'linear'``: ``<z_i, z_j>``; ``'poly'``: ``(<z_i, z_j> + 1)^q`` with ``q = degree``;
-    ``'rbf'``: ``exp(-||z_i - z_j||^2 / s^2)``.
+    ``'rbf'``: ``exp(-||z_i - z_j||^2 / s^2)``, the squared distance summed from the differences
+    themselves (never negative, zero from a point to itself, symmetric) rather than expanded as
+    ``||z_i||^2 + ||z_j||^2 - 2 <z_i, z_j>``, whose cancellation leaves rounding noise.
     """
-    G = Za @ Zb.T
     if kernel == "linear":
-        return G
+        return fixed_dot(Za, Zb.T)
     if kernel == "poly":
-        return (G + 1.0) ** degree
+        return integer_power(fixed_dot(Za, Zb.T) + 1.0, degree)
     if kernel == "rbf":
-        sq = np.einsum("ij,ij->i", Za, Za)[:, None] + np.einsum("ij,ij->i", Zb, Zb)[None, :] - 2.0 * G
-        return np.exp(-np.maximum(sq, 0.0) / s**2)
+        sq = np.zeros((len(Za), len(Zb)))
+        for za, zb in zip(Za.T, Zb.T):  # one projected dimension after the other
+            sq += (za[:, None] - zb[None, :]) ** 2
+        return fixed_exp(-sq / s**2)
     raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}.")
 
 
@@ -81,10 +187,27 @@ def gated_projections(X, W, V):
     Returns an ndarray of shape ``(n_samples, n_regions * n_components)``, region by region.
     With the linear kernel ``K_eta`` is their dot product.
     """
-    eta = gating(X, V)
-    p, d, r = W.shape
-    Z = (X @ W.transpose(1, 0, 2).reshape(d, p * r)).reshape(len(X), p, r)   # one product (BLAS)
-    return (eta[:, :, None] * Z).reshape(len(X), -1)
+    return _gated(gating(X, V), projections(X, W))
+
+
+def _gated(eta, Z):
+    return (eta[:, :, None] * Z).reshape(len(Z), -1)
+
+
+def kernel_of_projections(eta_a, Z_a, eta_b=None, Z_b=None, kernel="linear", degree=2, s=1.0):
+    """``K_eta`` (:func:`local_projection_kernel`) from the gating and the projections of both sides
+    (``eta_b, Z_b`` None: the training Gram matrix, exactly symmetric)."""
+    if eta_b is None:
+        eta_b, Z_b = eta_a, Z_a
+    if kernel == "linear":  # the dot product of the gated projections
+        Fa = _gated(eta_a, Z_a)
+        Fb = Fa if Z_b is Z_a and eta_b is eta_a else _gated(eta_b, Z_b)
+        return fixed_dot(Fa, Fb.T)
+    K = np.zeros((len(Z_a), len(Z_b)))
+    for m in range(Z_a.shape[1]):  # a loop over the p regions, not over pairs
+        Km = projected_kernel(Z_a[:, m], Z_b[:, m], kernel, degree, s)
+        K += Km * (eta_a[:, m, None] * eta_b[None, :, m])  # eta_i eta_j first: K stays symmetric
+    return K
 
 
 def local_projection_kernel(Xa, W, V, kernel="linear", degree=2, s=1.0, Xb=None):
@@ -107,18 +230,9 @@ def local_projection_kernel(Xa, W, V, kernel="linear", degree=2, s=1.0, Xb=None)
     -------
     K : ndarray of shape (n_a, n_b)
     """
-    if kernel == "linear":  # the dot product of the gated projections: one product
-        Fa = gated_projections(Xa, W, V)
-        Fb = Fa if Xb is None else gated_projections(Xb, W, V)
-        return Fa @ Fb.T
-    eta_a = gating(Xa, V)
-    eta_b = eta_a if Xb is None else gating(Xb, V)
-    Xb = Xa if Xb is None else Xb
-    K = np.zeros((len(Xa), len(Xb)))
-    for m in range(W.shape[0]):  # a loop over the p regions, not over pairs
-        Km = projected_kernel(Xa @ W[m], Xb @ W[m], kernel, degree, s)
-        K += eta_a[:, m, None] * Km * eta_b[None, :, m]
-    return K
+    a = gating(Xa, V), projections(Xa, W)
+    b = (None, None) if Xb is None else (gating(Xb, V), projections(Xb, W))
+    return kernel_of_projections(*a, *b, kernel=kernel, degree=degree, s=s)
 
 
 def dual_objective(alpha_y, K):
@@ -126,10 +240,10 @@ def dual_objective(alpha_y, K):
 
     ``alpha_y`` holds ``alpha_i y_i`` (SVC's ``dual_coef_``), so ``alpha_i = |alpha_y_i|``.
     """
-    return float(np.abs(alpha_y).sum() - 0.5 * alpha_y @ K @ alpha_y)
+    return float(np.abs(alpha_y).sum() - 0.5 * fixed_dot(alpha_y, fixed_dot(K, alpha_y)))
 
 
-def dual_objective_gradients(X, alpha_y, W, V, kernel="linear", degree=2, s=1.0):
+def dual_objective_gradients(X, alpha_y, W, V, kernel="linear", degree=2, s=1.0, projected=None):
     """``J`` of eq. 8 and its gradients in ``W_1..W_p`` and ``V`` for fixed dual variables (002 §2, §4).
 
     With ``b_m = alpha y * eta_m`` (so ``Upsilon_ij eta_m(x_i) eta_m(x_j) = b_mi b_mj``) the §4
@@ -147,7 +261,7 @@ def dual_objective_gradients(X, alpha_y, W, V, kernel="linear", degree=2, s=1.0)
     ``dJ/dv_m = sum_i x_i dJ/dlogit_im`` and ``dJ/dv_m0 = sum_i dJ/dlogit_im``.
 
     Only support vectors (``alpha_i > 0``) enter (§5): every other term is zero.  All sums over
-    pairs are matrix products on the support vectors.
+    pairs are matrix products (:func:`fixed_dot`) on the support vectors.
 
     Parameters
     ----------
@@ -155,6 +269,9 @@ def dual_objective_gradients(X, alpha_y, W, V, kernel="linear", degree=2, s=1.0)
     alpha_y : ndarray of shape (n_samples,)
         ``alpha_i y_i``, zero for non-support vectors.
     W, V, kernel, degree, s : see :func:`local_projection_kernel`.
+    projected : tuple (eta, Z) or None
+        :func:`gating` and :func:`projections` of all of ``X`` for ``(W, V)``, when known
+        (:class:`ProjectionCache`); None: computed on the support vectors.
 
     Returns
     -------
@@ -164,29 +281,29 @@ def dual_objective_gradients(X, alpha_y, W, V, kernel="linear", degree=2, s=1.0)
     """
     sv = np.flatnonzero(alpha_y)
     X, a = X[sv], alpha_y[sv]
-    eta = gating(X, V)
+    eta, Z_all = (gating(X, V), projections(X, W)) if projected is None else (projected[0][sv], projected[1][sv])
     grad_W = np.empty(W.shape)
     dJ_deta = np.empty_like(eta)
     quadratic = 0.0
     for m in range(W.shape[0]):  # a loop over the p regions, not over pairs
-        Z = X @ W[m]
+        Z = Z_all[:, m]
         b = a * eta[:, m]
         Km = projected_kernel(Z, Z, kernel, degree, s)
         if kernel == "linear":
-            grad_W[m] = -np.outer(X.T @ b, b @ Z)
+            grad_W[m] = -np.outer(fixed_dot(b, X), fixed_dot(b, Z))
         elif kernel == "poly":
-            M = np.outer(b, b) * (degree * (Z @ Z.T + 1.0) ** (degree - 1))
-            grad_W[m] = -X.T @ (M @ Z)
+            M = np.outer(b, b) * (degree * integer_power(fixed_dot(Z, Z.T) + 1.0, degree - 1))
+            grad_W[m] = -fixed_dot(X.T, fixed_dot(M, Z))
         else:  # rbf
             M = np.outer(b, b) * Km
-            grad_W[m] = (2.0 / s**2) * (X.T @ (M.sum(axis=1)[:, None] * Z - M @ Z))
-        Kb = Km @ b
-        quadratic += b @ Kb
+            grad_W[m] = (2.0 / s**2) * fixed_dot(X.T, M.sum(axis=1)[:, None] * Z - fixed_dot(M, Z))
+        Kb = fixed_dot(Km, b)
+        quadratic += fixed_dot(b, Kb)
         dJ_deta[:, m] = -a * Kb
     dJ_dlogit = eta * (dJ_deta - np.sum(dJ_deta * eta, axis=1, keepdims=True))
     grad_V = np.empty(V.shape)
     grad_V[:, 0] = dJ_dlogit.sum(axis=0)
-    grad_V[:, 1:] = dJ_dlogit.T @ X
+    grad_V[:, 1:] = fixed_dot(dJ_dlogit.T, X)
     J = float(np.abs(a).sum() - 0.5 * quadratic)
     return J, grad_W, grad_V
 
@@ -226,8 +343,9 @@ def solve_svm(K, y_pm, C, max_svm_iter=-1):
         return rejected
     beta_y = np.zeros(len(y_pm))
     beta_y[svc.support_] = svc.dual_coef_[0]  # beta_i y_i, y = +1 for svc.classes_[1]
-    K_beta = K @ beta_y
-    objective = (np.abs(beta_y).sum() - 0.5 * beta_y @ K_beta) / scale  # J of (K, C), eq. 8
+    sv = np.sort(svc.support_)  # the terms that are not zero, in the order of the samples
+    K_beta = fixed_dot(K[:, sv], beta_y[sv])
+    objective = (np.abs(beta_y).sum() - 0.5 * fixed_dot(beta_y, K_beta)) / scale  # J of (K, C), eq. 8
     intercept = float(svc.intercept_[0])
     accuracy = float(np.mean(np.where(K_beta + intercept > 0, 1.0, -1.0) == y_pm))
     return SVMSolution(beta_y / scale, intercept, float(objective), accuracy)
@@ -235,6 +353,12 @@ def solve_svm(K, y_pm, C, max_svm_iter=-1):
 
 def ratio(numerator, denominator):
     return numerator / denominator if denominator > 0 else np.inf
+
+
+def norm(A):
+    """The Frobenius norm of ``A`` from :func:`fixed_dot` (``np.linalg.norm`` calls BLAS)."""
+    flat = np.ravel(A)
+    return float(np.sqrt(fixed_dot(flat, flat)))
 
 
 def armijo(theta, grad, current, solve, first_step):

@@ -18,8 +18,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._base import ProjectionTransformer, RankDeficiencyWarning, validate_fit_data
 from ._constraints import POSITIVE_INT, StrictInterval
 from .tags import declare
-from ._lpk_model import (KERNELS, SVM_ITER_PER_SAMPLE, armijo, dual_objective_gradients, gated_projections, gating,
-                         local_projection_kernel, ratio, solve_svm)
+from ._lpk_model import (KERNELS, SVM_ITER_PER_SAMPLE, ProjectionCache, armijo, dual_objective_gradients, fixed_dot,
+                         gated_projections, gating, kernel_of_projections, local_projection_kernel, norm, ratio,
+                         solve_svm)
 
 # The initial gating parameters: logits of about this size, so the regions start almost equal.
 _GATING_INIT = 0.01
@@ -80,6 +81,13 @@ class LocalProjectionKernelSVC(ClassifierMixin, ProjectionTransformer):
     * **Iterations**: ``max_iter`` counts SVM solutions of line 4 (the first on the initial
       ``W, V``), so ``max_iter=25`` records 25 values of ``J`` after 24 rounds of steps (§6.4).
       No warning when ``max_iter`` is reached; ``history_`` shows it.
+    * **The same bits on every machine**: the kernel matrices, gradients, objectives and decision
+      values are summed by numpy's ``einsum`` and the exponentials computed by additions and
+      multiplications (:func:`~locproj.methods._lpk_model.fixed_dot`,
+      :func:`~locproj.methods._lpk_model.fixed_exp`), not by BLAS and ``np.exp``, whose last bits
+      depend on the CPU; libsvm's working set and the comparisons of ``J`` would turn those into
+      other support vectors and steps.  The RBF kernel sums ``||z_i - z_j||^2`` from the
+      differences.  The training ``K_eta`` is exactly symmetric.
     * **The scale of W is free** (002 bounds nothing): a larger ``W`` acts like a larger ``C``
       and lowers ``J``, so on separable data ``||W||`` keeps growing until ``max_iter`` while
       the decisions settle.  The learned ``W`` are not normalised; ``s`` only sets the width at
@@ -283,26 +291,31 @@ class LocalProjectionKernelSVC(ClassifierMixin, ProjectionTransformer):
         kp = self._kernel_params()
         y_pm = np.where(y_index == 1, 1.0, -1.0)
         W, V = self._initial_parameters(X)
+        projected = ProjectionCache(X)
 
         def solve(W, V, max_svm_iter=SVM_ITER_PER_SAMPLE * n):
             with np.errstate(over="ignore", invalid="ignore"):  # a non-finite kernel: rejected
-                K = local_projection_kernel(X, W, V, **kp)
+                K = kernel_of_projections(*projected(W, V), **kp)
             return solve_svm(K, y_pm, self.C, max_svm_iter)
+
+        def gradients(alpha_y, W, V):
+            return dual_objective_gradients(X, alpha_y, W, V, **kp, projected=projected(W, V))
 
         solution = solve(W, V, max_svm_iter=-1)
         if not np.isfinite(solution.objective):
             raise ValueError(
                 f"{type(self).__name__}: the initial kernel matrix is not finite (kernel="
                 f"{self.kernel!r}, degree={self.degree}); rescale X or lower the degree.")
-        rows, stages, W, V, solution = self._alternate(X, solve, W, V, solution, kp)
+        rows, stages, W, V, solution = self._alternate(X, solve, gradients, W, V, solution)
         self._store(X, y_pm, rows, stages, W, V, solution)
         return self
 
-    def _alternate(self, X, solve, W, V, solution, kp):
+    def _alternate(self, X, solve, gradients, W, V, solution):
         """Algorithm 2's iterations from ``(W, V)`` and its SVM ``solution``: an Armijo step on the
         projections (line 5), then on the gating (lines 6-7), until the relative decrease of ``J``
-        falls below ``tol`` (§6) or ``max_iter``. Returns the rows of ``history_``, every
-        iteration's model and the last ``W``, ``V`` and solution."""
+        falls below ``tol`` (§6) or ``max_iter``; ``solve(W, V)`` is the SVM on ``K_eta`` and
+        ``gradients(alpha_y, W, V)`` :func:`dual_objective_gradients`. Returns the rows of
+        ``history_``, every iteration's model and the last ``W``, ``V`` and solution."""
         X1 = np.hstack([np.ones((len(X), 1)), X])  # Phi_G(x) with the bias, for the logit-step scale
         n_solves = 1
         last_step = {"W": None, "V": None}  # the last accepted Armijo step of each block
@@ -317,8 +330,8 @@ class LocalProjectionKernelSVC(ClassifierMixin, ProjectionTransformer):
             if t >= self.max_iter or (t > 1 and rows[-1][0] >= (1.0 - self.tol) * rows[-2][0]):
                 return rows, stages, W, V, solution
             # line 5: projections, for the current {alpha, V}
-            _, grad_W, _ = dual_objective_gradients(X, solution.alpha_y, W, V, **kp)
-            first = ratio(np.linalg.norm(W), np.linalg.norm(grad_W))
+            _, grad_W, _ = gradients(solution.alpha_y, W, V)
+            first = ratio(norm(W), norm(grad_W))
             if last_step["W"]:
                 first = min(2.0 * last_step["W"], first)
             W, solution, step_W, trials = armijo(
@@ -328,9 +341,9 @@ class LocalProjectionKernelSVC(ClassifierMixin, ProjectionTransformer):
             # lines 6-7: gating, for the {alpha, W} after the projection step (p = 1: eta = 1)
             step_V = np.nan
             if self.n_regions > 1:
-                _, _, grad_V = dual_objective_gradients(X, solution.alpha_y, W, V, **kp)
+                _, _, grad_V = gradients(solution.alpha_y, W, V)
                 first = (2.0 * last_step["V"] if last_step["V"]
-                         else ratio(1.0, np.abs(X1 @ grad_V.T).max()))
+                         else ratio(1.0, np.abs(fixed_dot(X1, grad_V.T)).max()))
                 V, solution, step_V, trials = armijo(
                     V, grad_V, solution, lambda V_new: solve(W, V_new), first)
                 last_step["V"] = step_V or last_step["V"]
@@ -386,7 +399,7 @@ class LocalProjectionKernelSVC(ClassifierMixin, ProjectionTransformer):
         def compute():
             K = local_projection_kernel(X, self.projections_, self._gating_params(),
                                         Xb=self.support_vectors_, **self._kernel_params())
-            return K @ self.dual_coef_[0] + self.intercept_[0]
+            return fixed_dot(K, self.dual_coef_[0]) + self.intercept_[0]
 
         return self._finite("decision_function", X, compute)
 
@@ -408,7 +421,7 @@ class LocalProjectionKernelSVC(ClassifierMixin, ProjectionTransformer):
                 K = local_projection_kernel(X, stage.W, stage.V,
                                             Xb=self._stage_vectors[stage.support],
                                             **self._kernel_params())
-                return K @ stage.dual_coef + stage.intercept
+                return fixed_dot(K, stage.dual_coef) + stage.intercept
 
             yield self._finite("staged_decision_function", X, compute)
 

@@ -77,6 +77,16 @@ def test_the_matrix_has_table_2s_entries_and_grids():
     assert {name: experiments["matrix"]["methods"][name] for name in table2} == table2
 
 
+def test_the_blas_kernel_check_runs_the_matrix_as_configured():
+    """tools/blas_kernels_matrix.yaml restricts the matrix to five methods; what it keeps is config/matrix.yaml's."""
+    matrix = load_config(ROOT)["experiments"]["matrix"]
+    overlay = yaml.safe_load((ROOT / "tools" / "blas_kernels_matrix.yaml").read_text())["replace_experiments"]["matrix"]
+    assert {key: value for key, value in overlay.items() if key not in ("methods", "labels", "description")} == {
+        key: value for key, value in matrix.items() if key not in ("methods", "labels", "description")}
+    assert overlay["methods"] == {name: matrix["methods"][name] for name in overlay["methods"]}
+    assert overlay["labels"] == {name: matrix["labels"][name] for name in overlay["methods"]}
+
+
 def test_named_files_lie_beneath_the_config_and_its_overlays(tmp_path):
     (tmp_path / "part.yaml").write_text(yaml.safe_dump(
         {"seed": 1, "experiments": {"a": {"n_splits": 3, "p_max": 9}, "b": {}}, "targets": {"t": ["a"]}}))

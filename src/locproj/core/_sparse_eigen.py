@@ -63,12 +63,13 @@ def bottom_eigenvectors(M, n_components: int, eigen_solver: str = "arpack", rand
     multiple eigenvalue 0 is handled.  One eigenpair more than asked for is computed to see whether
     column ``n_components`` ends a cluster of equal eigenvalues (:data:`CLUSTER_RTOL`), and at least
     one per connected part of ``M``'s graph beside the constant (its null space); when column
-    ``n_components`` does not end a cluster, more are computed (doubling), up to the cluster's end.  Inside every cluster the basis is the one the
-    ``data`` decide: the directions ``y`` ordered by decreasing ``||X~^T y||^2`` (the input's centred
-    rows, the eigenvectors of ``Y_c^T X~ X~^T Y_c``).  Variance cannot decide it, every column having
-    ``(1/n) y^T y = 1``; equal values of the criterion too (data symmetric under a rotation) leave
-    the basis of their directions to the solver, as does ``data=None``.  In each
-    column the entry of largest ``|value|`` is positive (:func:`locproj.core.solvers.fix_signs`).
+    ``n_components`` does not end a cluster, more are computed (doubling), up to the cluster's end.
+    Inside every cluster the basis is the one the ``data`` decide: the directions ``y`` ordered by
+    decreasing ``||X~^T y||^2`` (the input's centred rows, the eigenvectors of
+    ``Y_c^T X~ X~^T Y_c``).  Variance cannot decide it, every column having ``(1/n) y^T y = 1``;
+    equal values of the criterion too (data symmetric under a rotation) leave the basis of their
+    directions to the solver, as does ``data=None``.  In each column the entry of largest
+    ``|value|`` is positive (:func:`locproj.core.solvers.fix_signs`).
     """
     M = sparse.csc_array(M)
     n = M.shape[0]

@@ -6,8 +6,8 @@ their own.  Where two distances are equal, or nearly so, that error would pick t
 neighbour decision of :mod:`locproj.core` (the 1-NN and nearest-mean evaluation, the kNN graphs,
 MFA's between-class pairs) follows instead the rule below.
 
-Rules
------
+The rule
+--------
 * **Band.**  Two squared distances from a query ``q`` are tied when they differ by at most
   ``TIE_RTOL * s(q)``, with the scale ``s(q) = ||q - mu||^2 + max_j ||r_j - mu||^2`` over the
   coordinates in use, ``mu`` the mean of the reference rows ``r_j`` (:func:`tie_scales`).

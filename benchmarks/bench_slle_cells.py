@@ -5,7 +5,7 @@ SLLE grid: the cross-validation over the grid, the refit and the test, as one pi
 on one BLAS thread. ``--before REF`` times the same cells with the library of commit ``REF`` (a
 temporary ``git worktree``, removed afterwards); the two run in turn, A B A B ..., and each cell's
 best time of the repeats is printed with the ratio after / before.  The prepared datasets come from
-``data/processed/`` (run the pipeline once, or ``snakemake prepare_all``); cells whose file is
+``data/processed/`` (``snakemake --cores 2 datasets``); cells whose file is
 missing are skipped, saying so.
 
     python benchmarks/bench_slle_cells.py --before 2fa5ed4 --repeat 2

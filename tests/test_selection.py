@@ -164,11 +164,16 @@ def test_only_the_p_that_end_a_cluster_are_offered():
     np.testing.assert_array_equal(cv.error[0, offered], plain.error[0, offered])
     # a grid point that offers no p has no CV error and says why
     assert np.isnan(cv.error[1]).all()
-    assert cv.skipped == [{"params": {"ends": []}, "reason": "its columns (p <= 8) end inside a cluster of equal "
-                                                             "eigenvalues, which the data do not order"}]
+    assert cv.skipped == [{"params": {"ends": []}, "columns": 8, "reason": selection.CLUSTER_REASON}]
     assert selection.skipped_text(cv.skipped, "cube") == (
-        "grid points with ends [] offer no p on cube: its columns (p <= 8) end inside a cluster of equal "
+        "grid points with ends [] offer no p on cube (8 columns): their columns end inside a cluster of equal "
         "eigenvalues, which the data do not order")
+    # several points: each parameter's values ascending, the column counts merged, the reason said once
+    points = [{"params": {"alpha": a, "k": k}, "columns": c, "reason": selection.CLUSTER_REASON}
+              for a, k, c in [(1.0, 15, 3), (0.2, 7, 16), (1.0, 7, 3)]]
+    assert selection.skipped_text(points, "letter") == (
+        "grid points with alpha 0.2, 1; k 7, 15 offer no p on letter (3 or 16 columns): their columns end inside "
+        "a cluster of equal eigenvalues, which the data do not order")
     assert choose(cv.error) == (0, 4)    # the cube's 3 informative columns are not offered: 4 is
 
 

@@ -365,7 +365,8 @@ def cross_validate(new_estimator: Callable, grid: Sequence[Mapping], X, y, *, n_
                                               p_limit, ordered, limit, options, tags)
                 except _NothingOffered as nothing:
                     cache[key] = np.full(0, np.nan)
-                    skipped_points.setdefault(key, {"params": plain(params), "reason": str(nothing)})
+                    skipped_points.setdefault(key, {"params": plain(params), "columns": nothing.columns,
+                                                    "reason": CLUSTER_REASON})
                 except Exception as error:
                     if on_error != "record":
                         raise
@@ -380,8 +381,16 @@ def cross_validate(new_estimator: Callable, grid: Sequence[Mapping], X, y, *, n_
                     + [skipped_points[key] for key in sorted(skipped_points)])
 
 
+#: Why a grid point offers no p (module docstring, "Equal eigenvalues").
+CLUSTER_REASON = "their columns end inside a cluster of equal eigenvalues, which the data do not order"
+
+
 class _NothingOffered(Exception):
-    """A fit whose columns offer no p (module docstring, "Equal eigenvalues"); the message says why."""
+    """A fit whose ``columns`` columns offer no p (module docstring, "Equal eigenvalues")."""
+
+    def __init__(self, columns: int):
+        super().__init__(f"its {columns} columns end inside a cluster of equal eigenvalues")
+        self.columns = columns
 
 
 def _fold_errors(new_estimator, params, X_fit, y_fit, X_held, y_held, p_max, p_limit, ordered, limit, options, tags):
@@ -392,8 +401,7 @@ def _fold_errors(new_estimator, params, X_fit, y_fit, X_held, y_held, p_max, p_l
     if not ordered:
         return _error_at_own_p(Z_fit, y_fit, Z_held, y_held, limit, options)
     if offered is not None and not len(offered):
-        raise _NothingOffered(f"its columns (p <= {Z_fit.shape[1]}) end inside a cluster of equal eigenvalues, "
-                              "which the data do not order")
+        raise _NothingOffered(Z_fit.shape[1])
     return _errors_at(Z_fit, y_fit, Z_held, y_held, offered, options)
 
 
@@ -443,7 +451,8 @@ def raw_cv_fold_error(X, y, *, n_folds=5, seed=0, classifier="1nn", **predict_op
 def skipped_text(items, dataset: str) -> str:
     """What ``CVResult.skipped``'s records say, in a sentence per kind: ``'n_components 5, 10 not fitted
     on iris: the data have 4 features'`` (a method whose columns are not ordered) and ``'grid points
-    with alpha 1; n_neighbors 9, 19 offer no p on thyroid: ...'`` ("Equal eigenvalues")."""
+    with alpha 0.2, 1; n_neighbors 9, 19 offer no p on thyroid (1 or 2 columns): their columns end
+    inside ...'`` ("Equal eigenvalues")."""
     sentences = []
     columns = [item for item in items if "n_components" in item]
     if columns:
@@ -452,15 +461,32 @@ def skipped_text(items, dataset: str) -> str:
     points = [item for item in items if "params" in item]
     if points:
         names = sorted({name for item in points for name in item["params"]})
-        values = "; ".join(f"{name} " + ", ".join(dict.fromkeys(_short(item["params"][name]) for item in points
+        values = "; ".join(f"{name} " + ", ".join(_sorted_short(item["params"][name] for item in points
                                                                 if name in item["params"]))
                            for name in names)
-        sentences.append(f"grid points with {values} offer no p on {dataset}: {_reasons(points)}")
+        widths = sorted({item["columns"] for item in points if "columns" in item})
+        where = f"{dataset} ({_one_of(widths)} columns)" if widths else dataset
+        sentences.append(f"grid points with {values} offer no p on {where}: {_reasons(points)}")
     return "; ".join(sentences)
 
 
 def _reasons(items) -> str:
     return "; ".join(dict.fromkeys(item["reason"] for item in items))
+
+
+def _one_of(values) -> str:
+    """``'1, 2 or 3'``."""
+    words = [str(value) for value in values]
+    return " or ".join([", ".join(words[:-1]), words[-1]]) if len(words) > 1 else "".join(words)
+
+
+def _sorted_short(values) -> list[str]:
+    """Distinct grid values, numbers ascending before the rest, as :func:`_short` writes them."""
+    def key(value):
+        number = isinstance(value, numbers.Real) and not isinstance(value, bool)
+        return (0, value, "") if number else (1, 0, _short(value))
+
+    return list(dict.fromkeys(_short(value) for value in sorted(values, key=key)))
 
 
 def _short(value) -> str:

@@ -174,6 +174,7 @@ def test_only_the_p_that_end_a_cluster_are_offered():
     assert selection.skipped_text(points, "letter") == (
         "grid points with alpha 0.2, 1; k 7, 15 offer no p on letter (3 or 16 columns): their columns end inside "
         "a cluster of equal eigenvalues, which the data do not order")
+    assert "on iris (1 column):" in selection.skipped_text([dict(points[0], columns=1)], "iris")
     assert choose(cv.error) == (0, 4)    # the cube's 3 informative columns are not offered: 4 is
 
 

@@ -465,7 +465,7 @@ def skipped_text(items, dataset: str) -> str:
                                                                 if name in item["params"]))
                            for name in names)
         widths = sorted({item["columns"] for item in points if "columns" in item})
-        where = f"{dataset} ({_one_of(widths)} columns)" if widths else dataset
+        where = f"{dataset} ({_one_of(widths)} column{'' if widths == [1] else 's'})" if widths else dataset
         sentences.append(f"grid points with {values} offer no p on {where}: {_reasons(points)}")
     return "; ".join(sentences)
 

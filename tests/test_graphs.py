@@ -143,6 +143,13 @@ def test_symmetrize_and_laplacian(data):
     np.testing.assert_allclose(D.diagonal(), np.asarray(W.sum(axis=1)).ravel())
 
 
+def test_symmetrize_is_the_larger_weight_of_each_pair():
+    # the edge 0 -> 1 is given in one direction only; 1 -> 2 and 2 -> 1 carry different weights
+    W = sparse.csr_array(np.array([[0.0, 0.7, 0.0], [0.0, 0.0, 0.4], [0.0, 0.2, 0.0]]))
+    np.testing.assert_array_equal(symmetrize(W).toarray(),
+                                  [[0.0, 0.7, 0.0], [0.7, 0.0, 0.4], [0.0, 0.4, 0.0]])
+
+
 @pytest.mark.parametrize("n_neighbors, y, match", [
     (15, np.repeat(["a", "b", "c"], 15), r"n_neighbors=15 but class 'a' has only 15 samples.*n_neighbors <= 14"),
     (3, np.array(["a"] * 30 + ["b"] * 12 + ["c"] * 3), r"class 'c' has only 3 samples"),

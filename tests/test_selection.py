@@ -100,6 +100,12 @@ def test_choose_prefers_smaller_p_then_earlier_grid_point():
         choose(np.full((2, 2), np.nan))
 
 
+def test_choose_breaks_a_tie_by_p_before_grid_point():
+    # grid point 0 reaches the minimum only at p = 3, grid point 1 already at p = 2: the smaller p wins
+    cv_error = np.array([[0.4, 0.3, 0.1], [0.4, 0.1, 0.2]])
+    assert choose(cv_error) == (1, 2)
+
+
 def test_cv_picks_informative_columns_and_p3():
     X, y = cube_problem(10, seed=1)
     grid = [{"shift": 2}, {"shift": 0}, {"shift": 5}]
@@ -122,6 +128,21 @@ def test_unavailable_p_is_nan():
     X, y = cube_problem(6, seed=3)
     cv = cross_validate(make_rolled, [{}], X, y, n_folds=3, p_max=12, p_limit=lambda X, y: 4)
     assert np.isfinite(cv.error[:, :4]).all() and np.isnan(cv.error[:, 4:]).all()
+
+
+def test_a_p_missing_from_one_fold_has_no_cv_error():
+    # the method gives 3 columns in the fold that holds out sample 0, 8 in the others: p = 4..8 lack
+    # that fold and cannot be chosen
+    X, y = cube_problem(6, seed=3)
+
+    def p_limit(X_fit, y_fit):
+        return 8 if np.any(np.all(X_fit == X[0], axis=1)) else 3
+
+    cv = cross_validate(make_rolled, [{}], X, y, n_folds=5, p_max=8, p_limit=p_limit)
+    short = np.isnan(cv.fold_error[:, 0, -1])
+    assert short.sum() == 1 and np.isfinite(cv.fold_error[~short]).all()
+    assert np.isfinite(cv.error[0, :3]).all() and np.isnan(cv.error[0, 3:]).all()
+    assert choose(cv.error)[1] <= 3
 
 
 class ClusteredColumns(RolledColumns):
@@ -305,6 +326,16 @@ def test_result_round_trip(job, tmp_path):
     np.testing.assert_array_equal(back["cv_error"], job.cv_error)
     np.testing.assert_array_equal(back["test_indices"], job.test_indices)
     assert back["test_error"] == job.test_error
+
+
+def test_the_result_file_names_the_folds_used_and_their_seed(split, tmp_path):
+    # 12 folds asked for, 10 samples in the smallest class: 10 folds are used, and the file says so
+    X_train, y_train, X_test, y_test, _ = split
+    used = run_split(X_train, y_train, X_test, y_test, method="rolled", new_estimator=make_rolled,
+                     grid_spec={"shift": [0]}, p_max=10, n_folds=12, seed=3)
+    write_result(tmp_path / "r.h5", used)
+    back = read_result(tmp_path / "r.h5")
+    assert (back["n_folds"], back["cv_seed"], back["cv_fold_error"].shape[0]) == (10, 3, 10)
 
 
 def test_result_file_is_byte_reproducible(job, tmp_path):

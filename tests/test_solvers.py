@@ -153,6 +153,24 @@ def test_degenerate_eigenspace_is_resolved_deterministically_by_variance():
     np.testing.assert_allclose(np.abs(cosines[: c + 2]), 1.0, atol=1e-8)
 
 
+def test_equal_variances_in_a_degenerate_cluster_are_ordered_shortest_column_first():
+    # with the total scatter as constraint (B = I) every direction of the zero cluster has variance 1:
+    # the Euclidean Gram of the cluster's columns decides, diagonal and ascending
+    rng = np.random.default_rng(5)
+    n, c = 30, 4
+    X = rng.standard_normal((n, 80)) * np.linspace(3, 0.2, 80)
+    y = np.arange(n) % c
+    L, _ = laplacian(symmetrize(heat_weights(kneighbors(X, 3, y))))
+    emb = solve_embedding(X, L)
+    assert np.all(np.abs(emb.eigenvalues[: c - 1]) < 1e-10) and emb.eigenvalues[c - 1] > 1e-3
+    P = emb.components[:, : c - 1]
+    F = (X - emb.mean) @ P
+    np.testing.assert_allclose(F.T @ F, np.eye(c - 1), atol=1e-9)   # the variances tie
+    G = P.T @ P
+    np.testing.assert_allclose(G - np.diag(np.diag(G)), 0, atol=1e-10 * G.max())
+    assert np.all(np.diff(np.diag(G)) > 0)
+
+
 @pytest.mark.parametrize("n", [1, 2, 5, 127, 128, 129, 300])
 @pytest.mark.parametrize("generalized", [True, False])
 def test_selected_eigenpairs_match_scipy(n, generalized):

@@ -19,6 +19,17 @@ if "PYTEST_XDIST_WORKER" in os.environ:
 
 
 @pytest.fixture(scope="session")
+def checkout_environment():
+    """``environment(**overrides)``: this process's environment with ``overrides``, in which a child
+    Python imports locproj from this checkout (its ``src`` first on PYTHONPATH), whatever is installed."""
+    def environment(**overrides) -> dict:
+        paths = [str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]
+        return {**os.environ, **overrides, "PYTHONPATH": os.pathsep.join(path for path in paths if path)}
+
+    return environment
+
+
+@pytest.fixture(scope="session")
 def config() -> dict:
     """The configuration as the Snakefile loads it: config/config.yaml and the files it names."""
     from locproj.engine.config_files import load_config

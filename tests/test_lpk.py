@@ -2,7 +2,6 @@
 scikit-learn compatibility, determinism and the same bits under other BLAS kernels."""
 
 import math
-import os
 import pickle
 import subprocess
 import sys
@@ -350,15 +349,13 @@ def _openblas_kernels() -> tuple[str, str] | None:
     return ("Haswell", "Sandybridge") if "avx2" in flags else None
 
 
-def _fit_in_fresh_interpreter(**env) -> tuple:
-    source = str(Path(__file__).resolve().parents[1] / "src")
-    environment = {**os.environ, **env, "PYTHONPATH": os.pathsep.join([source, os.environ.get("PYTHONPATH", "")])}
+def _fit_in_fresh_interpreter(environment: dict) -> tuple:
     done = subprocess.run([sys.executable, "-c", _FIT_SCRIPT], env=environment, capture_output=True, check=True)
     return pickle.loads(done.stdout)
 
 
 @pytest.mark.skipif(_openblas_kernels() is None, reason="needs an x86-64 CPU with AVX2 (OpenBLAS kernels to force)")
-def test_fits_have_the_same_bits_under_two_openblas_kernels_and_without_avx512():
+def test_fits_have_the_same_bits_under_two_openblas_kernels_and_without_avx512(checkout_environment):
     """Two OpenBLAS kernels (OPENBLAS_CORETYPE), the second with numpy's AVX-512 code switched off
     (NPY_DISABLE_CPU_FEATURES), as on a CPU without AVX-512: the same fits, bit for bit."""
     try:
@@ -367,8 +364,9 @@ def test_fits_have_the_same_bits_under_two_openblas_kernels_and_without_avx512()
         from numpy.core import _multiarray_umath
     first, second = _openblas_kernels()
     avx512 = " ".join(f for f in _multiarray_umath.__cpu_dispatch__ if "AVX512" in f or f == "X86_V4")
-    kernels_a, fits_a = _fit_in_fresh_interpreter(OPENBLAS_CORETYPE=first)
-    kernels_b, fits_b = _fit_in_fresh_interpreter(OPENBLAS_CORETYPE=second, NPY_DISABLE_CPU_FEATURES=avx512)
+    kernels_a, fits_a = _fit_in_fresh_interpreter(checkout_environment(OPENBLAS_CORETYPE=first))
+    kernels_b, fits_b = _fit_in_fresh_interpreter(checkout_environment(OPENBLAS_CORETYPE=second,
+                                                                        NPY_DISABLE_CPU_FEATURES=avx512))
     if kernels_a == kernels_b:
         pytest.skip(f"OpenBLAS ignored OPENBLAS_CORETYPE: {kernels_a} both times")
     assert {kernels_a[0].lower(), kernels_b[0].lower()} == {first.lower(), second.lower()}

@@ -292,7 +292,7 @@ def test_the_dry_run_lists_a_fit_job_for_every_method_and_dataset(tmp_path, vali
     mirror = (ROOT.parent / "shared" / "datasets").resolve()
     work = copy_workflow(tmp_path)
     result = subprocess.run(
-        ["nice", "-n", "19", sys.executable, "-m", "snakemake", "-n", "matrix", "--config", f"data_mirror={mirror}"],
+        [sys.executable, "-m", "snakemake", "-n", "matrix", "--config", f"data_mirror={mirror}"],
         cwd=work, capture_output=True, text=True, timeout=600,
     )
     assert result.returncode == 0, result.stderr[-3000:]
@@ -310,7 +310,7 @@ def test_the_dry_run_lists_a_fit_job_for_every_method_and_dataset(tmp_path, vali
 def test_a_tiny_matrix_runs_through_the_workflow(tmp_path):
     work = copy_workflow(tmp_path)
     result = subprocess.run(
-        ["nice", "-n", "19", sys.executable, "-m", "snakemake", "tiny_matrix", "--cores", "2",
+        [sys.executable, "-m", "snakemake", "tiny_matrix", "--cores", "2",
          "--configfile", str(TINY)],
         cwd=work, capture_output=True, text=True, timeout=600,
     )

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 import tracemalloc
 from pathlib import Path
 
@@ -66,14 +65,12 @@ def test_lfda_too_large_fails_at_once_before_allocating_naming_n_and_the_need():
     X, y = rng.normal(size=(3000, 20)), np.arange(3000) % 2
     need = LocalFisherDiscriminantAnalysis()._peak_memory_bytes(3000, 20, y)
     tracemalloc.start()
-    start = time.perf_counter()
     with memory_limit(10**6), pytest.raises(NotEnoughMemoryError) as caught:
         LocalFisherDiscriminantAnalysis().fit(X, y)
-    seconds = time.perf_counter() - start
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     message = str(caught.value)
-    assert seconds < 0.5 and peak < 10 * X.nbytes          # one n x n block of it would be 72 MB
+    assert peak < 10 * X.nbytes          # one n x n block of it would be 72 MB
     assert isinstance(caught.value, MemoryError) and isinstance(caught.value, UserError)
     assert "n = 3000 samples" in message and f"about {need / 1e9:.2f} GB" in message
     assert "memory_limit = 0.00 GB" in message and "affinity='knn'" in message and "smaller m" in message
@@ -127,6 +124,8 @@ n, d = 1500, 64
 rng = np.random.default_rng(0)
 y = np.arange(n) % 2
 X = rng.normal(size=(n, d)) + 3 * rng.normal(size=(2, d))[y]
+import locproj
+print(locproj.__file__)
 estimator = eval(sys.argv[1])
 estimator.fit(X[:100], y[:100])          # the modules a fit imports, loaded before the count
 tracemalloc.start()
@@ -137,14 +136,16 @@ print(json.dumps({'measured': peak, 'estimate': estimator._peak_memory_bytes(n, 
 
 
 @pytest.mark.parametrize("estimator", ["LocalFisherDiscriminantAnalysis()", "KernelLPP()", "IsometricProjection()"])
-def test_each_estimate_is_within_its_margin_of_the_measured_peak(estimator):
+def test_each_estimate_is_within_its_margin_of_the_measured_peak(estimator, checkout_environment):
     """The peak of the bytes a fit holds at once (numpy's arrays, which tracemalloc counts, whatever else
     runs on the machine; the peak resident memory, benchmarks/bench_memory.py, agreed within -8 % and
     +30 % when measured alone)."""
-    env = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "PATH": ""}
+    env = checkout_environment(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
     done = subprocess.run([sys.executable, "-c", CHILD, estimator], capture_output=True, text=True, check=True,
                           env=env)
-    sizes = json.loads(done.stdout)
+    imported, printed = done.stdout.splitlines()
+    assert Path(imported).resolve().is_relative_to(ROOT / "src")           # the checkout under test
+    sizes = json.loads(printed)
     assert 0.7 <= sizes["estimate"] / sizes["measured"] <= 2.0, sizes
 
 
@@ -190,13 +191,20 @@ def test_a_declared_memory_need_too_large_is_a_failed_cell_under_record(digits_m
     assert not run(config_with(entry), digits_m6, tmp_path / "ok.h5").get("failed")     # no limit: it runs
 
 
-def test_a_built_in_method_too_large_stops_its_job_at_once_with_the_message_and_no_output(digits_m6, tmp_path):
+def test_a_built_in_method_too_large_stops_its_job_at_once_with_the_message_and_no_output(digits_m6, tmp_path,
+                                                                                          monkeypatch):
     out = tmp_path / "r.h5"
-    start = time.perf_counter()
+    fits, fit = [], LocalFisherDiscriminantAnalysis.fit
+
+    def counted(self, X, y):
+        fits.append(len(X))
+        return fit(self, X, y)
+
+    monkeypatch.setattr(LocalFisherDiscriminantAnalysis, "fit", counted)
     expected = r"method 'mine' failed on digits \(m6, split 0\) .*NotEnoughMemoryError: method 'lfda'.*n = 60 samples"
     with memory_limit(10**6), pytest.raises(MethodError, match=expected):
         run(config_with({"method": "lfda"}), digits_m6, out)
-    assert time.perf_counter() - start < 5 and not out.exists()
+    assert fits == [] and not out.exists()          # refused from its estimate, before any fit
 
 
 def test_a_jobs_mem_mb_bounds_the_fit_and_max_memory_the_process():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -22,6 +23,22 @@ TINY = ROOT / "tests" / "configs" / "tiny.yaml"
 def snakemake(workdir, *args, **kwargs):
     command = [sys.executable, "-m", "snakemake", *args, "--cores", "2", "--configfile", str(TINY)]
     return subprocess.run(command, cwd=workdir, capture_output=True, text=True, **kwargs)
+
+
+def kill_once_a_log_appears(process, logs: Path, timeout: float) -> None:
+    """kill -9 the process group of ``process`` (Snakemake and its job) as soon as a ``*.log`` exists
+    under ``logs``: the group is stopped first, so that the test can tell it was still running."""
+    deadline = time.time() + timeout
+    while time.time() < deadline and process.poll() is None and not (logs.exists() and any(logs.rglob("*.log"))):
+        time.sleep(0.02)
+    with contextlib.suppress(ProcessLookupError):       # the group is gone if the run has ended
+        os.killpg(process.pid, signal.SIGSTOP)
+    running = process.poll() is None
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    assert any(logs.rglob("*.log")), f"no log under {logs} within {timeout} s"
+    assert running, "the run had ended before it could be killed: nothing was interrupted"
 
 
 def test_tiny_experiment_runs_then_a_second_run_does_nothing(workdir):
@@ -60,12 +77,7 @@ def test_a_job_killed_mid_run_leaves_no_result_and_the_rerun_completes(workdir):
         [sys.executable, "-m", "snakemake", "tiny", "--cores", "1", "--configfile", str(TINY)],
         cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )
-    fit_logs = workdir / "logs" / "fit"
-    deadline = time.time() + 120
-    while time.time() < deadline and not (fit_logs.exists() and any(fit_logs.rglob("*.log"))):
-        time.sleep(0.05)
-    os.killpg(process.pid, signal.SIGKILL)            # no chance to clean up
-    process.wait()
+    kill_once_a_log_appears(process, workdir / "logs" / "fit", timeout=120)   # no chance to clean up
     for path in (workdir / "results").rglob("*.h5"):     # whatever exists is complete
         with h5py.File(path, "r"):
             pass
@@ -224,12 +236,7 @@ def test_killing_snakemake_and_its_job_costs_only_that_job(workdir, tmp_path, wh
         [sys.executable, "-m", "snakemake", "tiny", "--cores", "1", "--configfile", str(TINY)],
         cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )
-    logs = workdir / "logs" / ("aggregate" if when == "aggregate" else "fit")
-    deadline = time.time() + 300
-    while time.time() < deadline and not (logs.exists() and any(logs.rglob("*.log"))):
-        time.sleep(0.02)
-    os.killpg(process.pid, signal.SIGKILL)
-    process.wait()
+    kill_once_a_log_appears(process, workdir / "logs" / ("aggregate" if when == "aggregate" else "fit"), timeout=300)
     assert not (workdir / "results" / "tiny" / "table.csv").exists() or when == "aggregate"
     assert snakemake(workdir, "tiny", "--unlock").returncode == 0
     rerun = snakemake(workdir, "tiny")

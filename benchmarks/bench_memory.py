@@ -5,7 +5,7 @@ its high-water mark after the data are made (Linux's ``/proc/self/clear_refs``) 
 time and its peak resident memory beyond what it held before (``ru_maxrss``), beside the estimator's
 own estimate (``_peak_memory_bytes``, what ``locproj.core.memory.check_memory`` compares with the memory
 available). Then the 1-NN test error of LFDA with either affinity on scikit-learn's digits (half of
-each class for training, p = 9).
+each class for training, p = 9), and how long a fit that does not fit the memory takes to refuse.
 
 Run:  python benchmarks/bench_memory.py [--sizes 2000 4000 8000] [--classes 10]
 """
@@ -63,6 +63,30 @@ def digits_errors() -> dict[str, float]:
     return errors
 
 
+def refusal_seconds(n: int = 3000, repeats: int = 5) -> float:
+    """The best of ``repeats`` times LFDA takes to refuse ``n`` samples under a limit of 1 MB."""
+    import time
+
+    import numpy as np
+
+    from locproj.core.memory import NotEnoughMemoryError, memory_limit
+    from locproj.methods import LocalFisherDiscriminantAnalysis
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(n, 20)), np.arange(n) % 2
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        try:
+            with memory_limit(10**6):
+                LocalFisherDiscriminantAnalysis().fit(X, y)
+        except NotEnoughMemoryError:
+            times.append(time.perf_counter() - start)
+    if len(times) != repeats:
+        raise SystemExit("LFDA fitted under a 1 MB limit: the memory check did not refuse")
+    return min(times)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 4000, 8000])
@@ -79,6 +103,8 @@ def main() -> None:
     errors = digits_errors()
     print(f"\nLFDA on digits (half of each class for training, p = 9), 1-NN test error: full affinity "
           f"{100 * errors['full']:.2f} %, knn affinity (k = 7) {100 * errors['knn']:.2f} %")
+    print(f"LFDA refuses n = 3000 (20 features) under a 1 MB limit in {1000 * refusal_seconds():.1f} ms "
+          "(best of 5)")
 
 
 if __name__ == "__main__":

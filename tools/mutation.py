@@ -32,7 +32,7 @@ MODULES = {
     "core/solvers.py": ["tests/test_solvers.py"],
     "core/neighbor_graphs.py": ["tests/test_graphs.py"],
     "engine/selection.py": ["tests/test_selection.py"],
-    "engine/results.py": ["tests/test_selection.py", "tests/test_reliability.py"],
+    "engine/results.py": ["tests/test_results.py", "tests/test_selection.py", "tests/test_reliability.py"],
 }
 
 

@@ -362,9 +362,9 @@ def solve_embedding(X, L, B=None, *, constraint: str = "B", n_components: int | 
         regularized = False
     else:
         N, regularized = _regularized(N, ridge, singular_rcond)
-    lam, A, scale = _solve_reduced(M, N, maximize, k, resolve_degenerate, degenerate_rtol)
+    rtol = max(degenerate_rtol, _RIDGE_CLUSTER_FACTOR * ridge) if regularized else degenerate_rtol
+    lam, A, scale = _solve_reduced(M, N, maximize, k, resolve_degenerate, rtol)
     if resolve_degenerate:
-        rtol = max(degenerate_rtol, _RIDGE_CLUSTER_FACTOR * ridge) if regularized else degenerate_rtol
         A = _resolve_degenerate(lam, A, basis, rtol, scale)
     P = basis.to_input(np.ascontiguousarray(A[:, :k]))  # prefixes bit-identical (test_nested_columns)
     lam = lam[:k]

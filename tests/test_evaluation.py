@@ -335,3 +335,146 @@ def test_paper_004s_classifiers_are_scikit_learns_fitted_per_p(projected, classi
                                       expected().fit(Z_train[:, :p], y_train).predict(Z_test[:, :p]))
     knn_1 = predict_all_p(Z_train, y_train, Z_test, classifier="knn", p_values=[3])
     np.testing.assert_array_equal(knn_1, predict_all_p(Z_train, y_train, Z_test, classifier="1nn", p_values=[3]))
+
+
+def test_no_p_values_and_no_test_rows_give_empty_integer_index_arrays(projected):
+    Z_train, y_train, Z_test, _ = projected
+    none = nearest_indices(Z_train, Z_test, [])
+    assert none.shape == (len(Z_test), 0) and none.dtype == np.intp
+    integer_ref = np.round(4 * Z_train)
+    for Z_ref in (Z_train, integer_ref):
+        nobody = nearest_indices(Z_ref, np.empty((0, 12)), [1, 5])
+        assert nobody.shape == (0, 2) and nobody.dtype == np.intp
+    assert predict_all_p(integer_ref, y_train, np.empty((0, 12))).shape == (0, 12)
+    assert predict_all_p(Z_train, y_train, Z_test, p_values=[]).shape == (len(Z_test), 0)
+
+
+@pytest.mark.parametrize("p_values", [[2, 2], [5, 3], [1, 4, 4, 6]])
+def test_p_values_must_increase_strictly(projected, p_values):
+    Z_train, _, Z_test, _ = projected
+    with pytest.raises(ValueError, match="^p_values must be strictly increasing$"):
+        nearest_indices(Z_train, Z_test, p_values)
+
+
+def test_whole_float_p_values_select_the_same_columns(projected):
+    Z_train, _, Z_test, _ = projected
+    np.testing.assert_array_equal(nearest_indices(Z_train, Z_test, np.array([2.0, 5.0])),
+                                  nearest_indices(Z_train, Z_test, [2, 5]))
+
+
+def test_rejects_an_array_that_is_not_2d():
+    with pytest.raises(ValueError, match="expected a 2-D array, got shape"):
+        nearest_indices(np.ones(3), np.ones((2, 3)))
+
+
+def test_ties_are_measured_from_the_mean_of_the_references():
+    """Distances 1 and 0.25 from the test row, far apart for the band ``1e-9 s(t)`` with ``s(t)``
+    taken about the mean of the references; the same data moved by 2**20 (exactly) keep it."""
+    Z_ref, Z_test = np.array([[1.0], [-0.5]]), np.array([[0.0]])
+    for offset in (0.0, 2.0**20):
+        assert nearest_indices(Z_ref + offset, Z_test + offset).tolist() == [[1]]
+        assert nearest_indices(Z_ref + offset, Z_test + offset, [1]).tolist() == [[1]]
+
+
+def test_the_band_at_p_is_measured_over_the_first_p_columns():
+    """Squared distances 0.25 (reference 0) and 0.19 (reference 1) in the first column: apart at
+    p = 1, where ``s(t)`` is about 14, but tied at p = 2, where the second column of reference 2
+    makes ``s(t)`` about 2e8 (band 0.2): then the lower index wins."""
+    Z_ref = np.array([[1.0, 0.0], [0.0625, 0.0], [5.5, 2e4]])
+    Z_test = np.array([[0.5, 0.0]])
+    expected = [_rule(Z_ref, Z_test, p)[0] for p in (1, 2)]
+    assert expected == [1, 0]
+    assert nearest_indices(Z_ref, Z_test).tolist() == [expected]
+    assert [nearest_indices(Z_ref, Z_test, [p])[0, 0] for p in (1, 2)] == expected
+
+
+def test_a_single_reference_or_class_decides_every_row():
+    Z_ref, Z_test = np.array([[1.0, 2.0]]), np.array([[0.0, 0.0], [5.0, 1.0], [1.0, 2.0]])
+    np.testing.assert_array_equal(nearest_indices(Z_ref, Z_test), np.zeros((3, 2), dtype=np.intp))
+    np.testing.assert_array_equal(nearest_indices(Z_ref, Z_test, [2]), np.zeros((3, 1), dtype=np.intp))
+    only = predict_all_p(np.array([[1.0, 2.0], [3.0, 0.0]]), ["a", "a"], Z_test, classifier="nearest_mean")
+    assert only.tolist() == [["a", "a"]] * 3
+
+
+def test_integer_tests_beside_fractional_references_follow_the_band():
+    """Reference 1 is nearer than reference 0 by 2**-39, inside the band: the lower index wins,
+    although reference 0 and the test row are integers."""
+    Z_ref, Z_test = np.array([[-1.0], [1 - 2.0**-40]]), np.array([[0.0]])
+    assert _rule(Z_ref, Z_test, 1).tolist() == [0]
+    assert nearest_indices(Z_ref, Z_test).tolist() == [[0]]
+
+
+def test_large_integers_follow_the_band_not_the_exact_minimum():
+    """Integers with ``P max|z|^2 > 1e8`` take the band: squared distances 1 and 0 are tied under a
+    band of 3.6 (``s(t)`` about 3.6e9, from the far reference 2), so reference 0 wins."""
+    Z_ref, Z_test = np.array([[1.0], [0.0], [80000.0]]), np.array([[0.0]])
+    assert _rule(Z_ref, Z_test, 1).tolist() == [0]
+    assert nearest_indices(Z_ref, Z_test).tolist() == [[0]]
+    assert nearest_indices(Z_ref, Z_test, [1]).tolist() == [[0]]
+
+
+def test_integer_arrays_are_decided_as_their_float_values():
+    """int64 values near 2**32: their squares overflow int64, and rounded float scores ``r^2 - 2 t r``
+    of the unshifted values cannot tell squared distances 100 and 1 apart."""
+    b = 2**32
+    Z_ref, Z_test = np.array([[b], [b - 11]], dtype=np.int64), np.array([[b - 10]], dtype=np.int64)
+    assert nearest_indices(Z_ref, Z_test).tolist() == [[1]]
+    assert nearest_indices(Z_ref, Z_test, [1]).tolist() == [[1]]
+    assert nearest_indices(Z_ref.astype(float), Z_test.astype(float)).tolist() == [[1]]
+
+
+def _far_references(seed, n_cols=50):
+    """30 references far from the origin in every column, symmetric about it."""
+    F = 3 * np.random.default_rng(seed).standard_normal((15, n_cols))
+    return np.vstack([F, -F])
+
+
+@pytest.mark.parametrize("case", ["tied at the end", "ahead after column 48"])
+def test_pruning_keeps_the_references_that_decide_at_the_last_column(case, monkeypatch):
+    """A test row at the origin, two near references and 30 far ones, which the pruning after
+    column 48 drops.  "tied at the end": the squared distances are 1 + 2**-12 (reference 0) and 1
+    (reference 1), tied only by the band of p = 50, where reference 2's last column (1000) makes
+    ``s(t)`` about 1e6.  "ahead after column 48": reference 0 leads at p = 48 (1 against 4), and
+    columns 49 and 50 put it behind (5 against 4)."""
+    import locproj.core.evaluation as evaluation
+
+    near = np.zeros((2, 50))
+    far = _far_references(0)
+    if case == "tied at the end":
+        near[:, 0], near[0, 1] = 1.0, 2.0**-6
+        far[0, -1], far[15, -1] = 1e3, -1e3
+        expected = [1, 1, 0]
+    else:
+        near[0, 0], near[0, 48], near[1, 1] = 1.0, 2.0, 2.0
+        expected = [0, 1, 1]
+    Z_ref, Z_test = np.vstack([near, far]), np.zeros((1, 50))
+    original, dropped = evaluation._still_possible, []
+
+    def spy(scores_T, *args):
+        alive = original(scores_T, *args)
+        dropped.append(len(alive) - int(alive.sum()))
+        return alive
+
+    monkeypatch.setattr(evaluation, "_still_possible", spy)
+    assert _rule(Z_ref, Z_test, 50).tolist() == [expected[-1]]
+    assert nearest_indices(Z_ref, Z_test)[0, [47, 48, 49]].tolist() == expected
+    assert sum(dropped) == 30                                     # the far references, and only they
+    assert nearest_indices(Z_ref, Z_test, [50]).tolist() == [[expected[-1]]]
+
+
+def test_sklearn_classifiers_default_to_every_p(projected):
+    Z_train, y_train, Z_test, _ = projected
+    predictions = predict_all_p(Z_train[:, :5], y_train, Z_test[:, :5], classifier="ldc")
+    assert predictions.shape == (len(Z_test), 5)
+    for p in range(1, 6):
+        expected = LinearDiscriminantAnalysis().fit(Z_train[:, :p], y_train).predict(Z_test[:, :p])
+        np.testing.assert_array_equal(predictions[:, p - 1], expected)
+
+
+def test_errors_all_p_passes_the_classifier_and_p_values(projected):
+    Z_train, y_train, Z_test, y_test = projected
+    errors = errors_all_p(Z_train, y_train, Z_test, y_test, classifier="nearest_mean", p_values=[3, 8])
+    assert errors.shape == (2,)
+    for error, p in zip(errors, (3, 8)):
+        predicted = NearestCentroid().fit(Z_train[:, :p], y_train).predict(Z_test[:, :p])
+        assert error == np.mean(predicted != y_test)

@@ -1,15 +1,23 @@
-"""Graph construction: neighbour search, weights, LLE and local-KRR matrices, LFDA graphs."""
+"""Graph construction: neighbour search, weights, LLE and local-KRR matrices, LFDA graphs, geodesics."""
+
+import re
 
 import numpy as np
 import pytest
 from scipy import sparse
+from scipy.spatial.distance import cdist
 from sklearn.kernel_ridge import KernelRidge
 
 from locproj.core import neighbor_graphs
 from locproj.core.class_graphs import class_block_graph, local_scaling_affinity, marginal_pairs_graph
 from locproj.core.neighbor_graphs import (
     _PRECOMPUTED_MAX,
+    binary_weights,
+    double_centered_squares,
+    geodesic_graph,
     heat_weights,
+    isometric_distances,
+    isometric_tau,
     kneighbors,
     kneighbors_query,
     laplacian,
@@ -426,3 +434,315 @@ def test_lle_weights_of_a_point_whose_neighbors_all_coincide_with_it_are_uniform
                     reg_mode=reg_mode).toarray()
     assert np.all(np.isfinite(W))
     assert np.allclose(W[0], [0, 0.5, 0.5, 0, 0]) and np.allclose(W.sum(axis=1), 1)
+
+
+# --------------------------------------------------------------------------- messages and argument checks
+
+
+def test_check_finite_returns_a_float_array():
+    X = neighbor_graphs.check_finite([[1, 2], [3, 4]])
+    assert X.dtype == np.float64
+    np.testing.assert_array_equal(X, [[1.0, 2.0], [3.0, 4.0]])
+
+
+def test_nonfinite_input_names_the_array(data):
+    X, _ = data
+    X = X.copy()
+    X[0, 0] = np.nan
+    with pytest.raises(ValueError, match=r"^X contains NaN or infinity; remove or impute"):
+        kneighbors(X, 3)
+    with pytest.raises(ValueError, match=r"^X_ref contains NaN or infinity"):
+        kneighbors_query(X, X[1:3], 2)
+    with pytest.raises(ValueError, match=r"^X_new contains NaN or infinity"):
+        kneighbors_query(X[1:], X[:2], 2)
+
+
+def test_a_single_class_is_refused_with_the_fix():
+    X = np.random.default_rng(0).standard_normal((6, 2))
+    with pytest.raises(ValueError, match=re.escape("needs at least 2 classes, got 1 (class 'a'); "
+                                                   "use supervised=False for unlabelled data.")):
+        kneighbors(X, 2, np.array(["a"] * 6))
+
+
+@pytest.mark.parametrize("dtype", [None, object])
+def test_a_class_of_one_sample_is_refused_with_the_fix(dtype):
+    """The message of docs/methods.md, also for labels held as Python objects (e.g. a pandas column)."""
+    X = np.random.default_rng(0).standard_normal((7, 2))
+    y = np.array(["a", "a", "a", "b", "b", "b", "c"], dtype=dtype)
+    expected = ("class 'c' has only 1 sample, but every point needs at least one neighbour of its own class; "
+                "remove that class's samples, add samples to it, or use supervised=False.")
+    with pytest.raises(ValueError, match="^" + re.escape(expected) + "$"):
+        kneighbors(X, 1, y)
+
+
+def test_a_single_sample_is_refused_with_the_fix():
+    expected = ("the data set has only 1 sample, but every point needs at least one neighbour; "
+                "pass at least 2 samples.")
+    with pytest.raises(ValueError, match="^" + re.escape(expected) + "$"):
+        kneighbors(np.zeros((1, 3)), 1)
+
+
+def test_default_is_five_neighbors(data):
+    X, _ = data
+    np.testing.assert_array_equal(kneighbors(X).counts, 5)
+    np.testing.assert_array_equal(kneighbors(X).indices, kneighbors(X, 5).indices)
+
+
+@pytest.mark.parametrize("alias", [True, 1.0])
+def test_a_remembered_list_is_not_returned_for_an_invalid_k(data, alias):
+    X, y = data
+    kneighbors(X, 1, y)                                              # remembered under k = 1
+    with pytest.raises(ValueError, match="positive int or 'all'"):
+        kneighbors(X, alias, y)
+
+
+@pytest.mark.parametrize("X_ref, X_new, match", [
+    (np.zeros((5, 3)), np.zeros((2, 4)), r"same number of features, got shapes \(5, 3\) and \(2, 4\)"),
+    (np.zeros(5), np.zeros((2, 1)), r"must be 2-D with the same number of features"),
+])
+def test_query_needs_matching_2d_arrays(X_ref, X_new, match):
+    with pytest.raises(ValueError, match=match):
+        kneighbors_query(X_ref, X_new, 1)
+
+
+@pytest.mark.parametrize("bad", [0, 2.5, True, "2"])
+def test_query_needs_a_positive_int(bad):
+    rng = np.random.default_rng(14)
+    with pytest.raises(ValueError, match=r"^n_neighbors must be a positive int, got "):
+        kneighbors_query(rng.standard_normal((6, 2)), rng.standard_normal((3, 2)), bad)
+
+
+def test_query_accepts_one_neighbor_up_to_every_reference():
+    rng = np.random.default_rng(15)
+    X_ref, X_new = rng.standard_normal((6, 2)), rng.standard_normal((4, 2))
+    order = np.argsort(cdist(X_new, X_ref, "sqeuclidean"), axis=1)
+    np.testing.assert_array_equal(kneighbors_query(X_ref, X_new, 1), order[:, :1])
+    np.testing.assert_array_equal(kneighbors_query(X_ref, X_new, 6), order)
+    with pytest.raises(ValueError, match=r"n_neighbors=7 but X_ref has only 6 rows; use n_neighbors <= 6"):
+        kneighbors_query(X_ref, X_new, 7)
+
+
+@pytest.mark.parametrize("scale", [1e-3, 1e3])
+def test_lists_follow_the_tie_rule_at_any_scale(scale):
+    """The band is relative to the data's scale: integer points scaled far from 1 and perturbed by
+    1e-15 relative keep the lists of exact arithmetic, in the small-group, large-group and query searches."""
+    X, y = _tied_integers()
+    rng = np.random.default_rng(16)
+    noisy = scale * X * (1 + 1e-15 * rng.uniform(-1, 1, X.shape))
+    for labels in (None, y):
+        np.testing.assert_array_equal(kneighbors(noisy, 6, labels).indices.reshape(-1, 6), _exact_lists(X, 6, labels))
+    new = rng.integers(0, 4, (50, 3)).astype(float)
+    D = ((new[:, None, :].astype(np.int64) - X[None, :, :].astype(np.int64)) ** 2).sum(-1)
+    got = kneighbors_query(noisy, scale * new * (1 + 1e-15 * rng.uniform(-1, 1, new.shape)), 7)
+    np.testing.assert_array_equal(got, np.argsort(D, axis=1, kind="stable")[:, :7])
+
+
+def test_all_carries_the_squared_distances():
+    rng = np.random.default_rng(17)
+    X = rng.standard_normal((9, 3))
+    y = np.array([0, 0, 0, 0, 1, 1, 1, 2, 2])
+    for labels in (None, y):
+        nbhd = kneighbors(X, "all", labels)
+        np.testing.assert_allclose(nbhd.sq_distances, cdist(X, X, "sqeuclidean")[nbhd.rows(), nbhd.indices],
+                                   rtol=1e-14)
+        W = heat_weights(nbhd)
+        assert W.nnz == len(nbhd.indices)
+
+
+# --------------------------------------------------------------------------- weights and Laplacians
+
+
+def test_binary_weights_are_one_on_every_edge(data):
+    X, y = data
+    nbhd = kneighbors(X, 3, y)
+    W = binary_weights(nbhd)
+    expected = np.zeros((len(X), len(X)))
+    expected[nbhd.rows(), nbhd.indices] = 1.0
+    np.testing.assert_array_equal(W.toarray(), expected)
+
+
+def test_default_heat_width_is_the_mean_squared_edge_length():
+    rng = np.random.default_rng(18)
+    X = 0.01 * rng.standard_normal((20, 3))                          # mean squared edge length far below 1
+    nbhd = kneighbors(X, 3)
+    gamma = nbhd.sq_distances.mean()
+    assert neighbor_graphs.default_heat_gamma(nbhd) == pytest.approx(gamma, rel=1e-12)
+    np.testing.assert_allclose(heat_weights(nbhd).data, np.exp(-nbhd.sq_distances / gamma), rtol=1e-12)
+
+
+def test_heat_weights_of_coincident_neighbors_are_one():
+    """Every point has a duplicate as its only neighbour: all edges have length 0 and the default width
+    must still be a positive number."""
+    X = np.repeat(np.random.default_rng(19).standard_normal((5, 3)), 2, axis=0)
+    nbhd = kneighbors(X, 1)
+    assert np.all(nbhd.sq_distances == 0)
+    assert neighbor_graphs.default_heat_gamma(nbhd) > 0
+    np.testing.assert_array_equal(heat_weights(nbhd).data, 1.0)
+
+
+@pytest.mark.parametrize("gamma", [0.0, -1.0, np.nan])
+def test_heat_width_must_be_positive(data, gamma):
+    X, _ = data
+    with pytest.raises(ValueError, match=r"^gamma \(heat-kernel width\) must be positive, got "):
+        heat_weights(kneighbors(X, 2), gamma)
+
+
+def test_laplacian_factor_keeps_self_loops_out_of_the_laplacian(data):
+    """A graph with weights on its diagonal (LDA's class blocks): ``E^T E = D - W`` still, and the
+    self-loops cancel (``L 1 = 0``)."""
+    X, y = data
+    W = class_block_graph(y)
+    assert np.all(W.diagonal() > 0)
+    E = laplacian_factor(W)
+    L, _ = laplacian(W)
+    np.testing.assert_allclose(E.gram(), L.toarray(), atol=1e-12)
+    np.testing.assert_allclose(E.gram() @ np.ones(len(X)), 0, atol=1e-12)
+
+
+def test_laplacian_factor_takes_components_of_up_to_256_points():
+    ring = sparse.csr_array(np.roll(np.eye(256), 1, axis=1) + np.roll(np.eye(256), -1, axis=1))
+    E = laplacian_factor(ring)
+    assert E is not None
+    np.testing.assert_allclose(E.gram(), laplacian(ring)[0].toarray(), atol=1e-11)
+
+
+def test_laplacian_factor_of_an_empty_graph_is_empty():
+    E = laplacian_factor(sparse.csr_array((0, 0)))
+    assert E.shape == (0, 0) and E.toarray().shape == (0, 0)
+
+
+# --------------------------------------------------------------------------- geodesics (isometric projection)
+
+
+def test_geodesic_graph_is_the_symmetric_knn_graph_with_euclidean_lengths():
+    from sklearn.neighbors import kneighbors_graph
+
+    rng = np.random.default_rng(20)
+    X = rng.standard_normal((30, 3))
+    X[7] = X[2]                                                      # a coincident pair: an edge of length 0
+    graph = geodesic_graph(kneighbors(X, 3))
+    A = kneighbors_graph(X, 3, mode="distance").toarray()
+    np.testing.assert_allclose(graph.toarray(), np.maximum(A, A.T), rtol=1e-14)
+    # the stored pattern is the symmetric neighbour relation, with the zero-length edge kept explicitly
+    nbhd = kneighbors(X, 3)
+    linked = np.zeros((30, 30), dtype=bool)
+    linked[nbhd.rows(), nbhd.indices] = True
+    pattern = np.zeros((30, 30), dtype=bool)
+    pattern[graph.nonzero()] = True
+    coo = graph.tocoo()
+    pattern[coo.row, coo.col] = True
+    np.testing.assert_array_equal(pattern, linked | linked.T)
+    assert graph.nnz == np.count_nonzero(linked | linked.T)
+    assert graph[2, 7] == 0.0 and graph.has_sorted_indices
+
+
+def test_geodesic_graph_keeps_the_longer_length_of_a_pair():
+    """If the two directions of an edge carry lengths that differ (by rounding), the graph holds one,
+    the same both ways: the longer."""
+    nbhd = neighbor_graphs.Neighborhoods(indptr=np.array([0, 1, 2, 3]), indices=np.array([1, 0, 1]),
+                                         sq_distances=np.array([4.0, 4.0 * (1 + 1e-15), 1.0]))
+    graph = geodesic_graph(nbhd).toarray()
+    np.testing.assert_array_equal(graph, graph.T)
+    assert graph[0, 1] == np.sqrt(4.0 * (1 + 1e-15)) and graph[1, 2] == 1.0
+
+
+def test_geodesic_distances_read_every_edge_both_ways():
+    """The graph is undirected: an edge stored in one direction only is walked both ways."""
+    path = sparse.csr_array((np.array([1.0, 2.0, 3.0]), (np.array([0, 1, 2]), np.array([1, 2, 3]))), shape=(5, 5))
+    G = neighbor_graphs.geodesic_distances(path)
+    np.testing.assert_array_equal(G[:4, :4], [[0, 1, 3, 6], [1, 0, 2, 5], [3, 2, 0, 3], [6, 5, 3, 0]])
+    assert np.all(np.isinf(G[4, :4])) and np.all(np.isinf(G[:4, 4]))   # point 4 has no edge
+
+
+def test_isometric_distances_are_isomaps_geodesics():
+    from sklearn.manifold import Isomap
+
+    rng = np.random.default_rng(21)
+    t = np.sort(rng.uniform(0, 3 * np.pi, 60))
+    X = np.column_stack([t * np.cos(t), t * np.sin(t), 0.1 * rng.standard_normal(60)])
+    D = isometric_distances(X, 5)
+    iso = Isomap(n_neighbors=5, n_components=2).fit(X)
+    np.testing.assert_allclose(D, iso.dist_matrix_, rtol=1e-12)
+    assert np.any(D > 1.5 * cdist(X, X))                            # a spiral: geodesics are longer than chords
+
+
+def test_isometric_distances_between_classes_are_far():
+    """Supervised: geodesics within each class, and ``far_ratio`` times the largest within-class Euclidean
+    distance between classes (data far below unit scale, so no constant 1 can pass for that distance)."""
+    from sklearn.manifold import Isomap
+
+    rng = np.random.default_rng(22)
+    X = 1e-3 * rng.standard_normal((30, 3))
+    y = np.repeat([0, 1], [18, 12])
+    for far_ratio in (1000.0, 7.0):
+        D = isometric_distances(X, 4, y, far_ratio=far_ratio)
+        largest = max(cdist(X[y == c], X[y == c]).max() for c in (0, 1))
+        assert D[0, 29] == far_ratio * largest
+        np.testing.assert_array_equal(D[np.ix_(y == 0, y == 1)], far_ratio * largest)
+        for c in (0, 1):
+            geodesics = Isomap(n_neighbors=4, n_components=1).fit(X[y == c]).dist_matrix_
+            np.testing.assert_allclose(D[np.ix_(y == c, y == c)], geodesics, rtol=1e-12)
+    np.testing.assert_allclose(D, D.T, rtol=1e-14)
+
+
+def test_isometric_distances_of_a_disconnected_graph_are_far():
+    rng = np.random.default_rng(23)
+    X = np.vstack([rng.standard_normal((10, 2)), 100 + rng.standard_normal((10, 2))])
+    D = isometric_distances(X, 3)
+    far = 1000.0 * cdist(X, X).max()
+    np.testing.assert_array_equal(D[:10, 10:], far)
+    assert np.all(D[:10, :10] < far) and np.all(D[10:, 10:] < far)
+
+
+def test_classes_of_at_most_k_plus_one_points_get_euclidean_distances():
+    """A class of ``n_neighbors + 1`` (or fewer) points is a complete graph: exactly its Euclidean distances,
+    even on a line where a path through a middle point can round below the direct distance.  A class of
+    ``n_neighbors + 2`` points on an arc is not complete: its two ends are joined through the others."""
+    rng = np.random.default_rng(1)
+    line = np.column_stack([rng.standard_normal(6), np.zeros(6)])
+    angles = np.linspace(0, np.pi, 7)
+    arc = 50 + np.column_stack([np.cos(angles), np.sin(angles)])
+    X = np.vstack([line, line[:5] - 20, arc])
+    y = np.repeat([0, 1, 2], [6, 5, 7])
+    D = isometric_distances(X, 5, y)
+    for c in (0, 1):
+        np.testing.assert_array_equal(D[np.ix_(y == c, y == c)], cdist(X[y == c], X[y == c]))
+    ends = D[np.ix_(y == 2, y == 2)][0, -1]
+    assert ends == pytest.approx(2 * np.sin(np.pi / 12) + cdist(arc[1:2], arc[6:7])[0, 0], rel=1e-12)
+    np.testing.assert_array_equal(isometric_distances(X, "all", y)[np.ix_(y == 2, y == 2)], cdist(arc, arc))
+    # without labels, n_neighbors >= n - 1 is the complete graph
+    np.testing.assert_array_equal(isometric_distances(line, 5), cdist(line, line))
+    np.testing.assert_array_equal(isometric_distances(line, 10**6), cdist(line, line))
+
+
+@pytest.mark.parametrize("bad", [0, "most", "ALL", True, 2.5])
+def test_isometric_distances_need_a_positive_int_or_all(bad):
+    X = np.random.default_rng(24).standard_normal((8, 2))
+    with pytest.raises(ValueError, match=r"^n_neighbors must be a positive int or 'all', got "):
+        isometric_distances(X, bad)
+
+
+def test_isometric_distances_refuse_classes_that_each_coincide():
+    X = np.repeat([[0.0, 1.0], [2.0, 3.0]], 3, axis=0)
+    y = np.repeat([0, 1], 3)
+    with pytest.raises(ValueError, match="^" + re.escape(
+            "isometric projection: the samples of every class coincide, so the largest within-class distance "
+            "is 0 and so is the far distance between classes (1000 times it): every distance is 0 and there "
+            "is nothing to project; pass classes with at least two distinct samples, or use supervised=False.")):
+        isometric_distances(X, 2, y)
+
+
+def test_double_centered_squares_are_the_centered_gram_matrix():
+    """``tau(G) = -H S H / 2``; for Euclidean ``G`` it is the Gram matrix of the centred points."""
+    rng = np.random.default_rng(25)
+    X = rng.standard_normal((12, 3)) * [1.0, 3.0, 0.5] + 4.0
+    G = cdist(X, X)
+    H = np.eye(12) - np.ones((12, 12)) / 12
+    Xc = X - X.mean(axis=0)
+    tau = double_centered_squares(G)
+    np.testing.assert_allclose(tau, -H @ (G**2) @ H / 2, atol=1e-12)
+    np.testing.assert_allclose(tau, Xc @ Xc.T, atol=1e-12)
+    sym = isometric_tau(G)
+    np.testing.assert_array_equal(sym, sym.T)
+    np.testing.assert_array_equal(sym, np.maximum(tau, tau.T))
+    np.testing.assert_allclose(sym, Xc @ Xc.T, atol=1e-12)

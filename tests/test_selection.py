@@ -1,20 +1,28 @@
 """Grid resolution, cross-validation over (grid, p), the job runner and its result file."""
 
+import logging
+import time
+
 import numpy as np
 import pytest
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.decomposition import PCA
+from sklearn.model_selection import StratifiedKFold
 from sklearn.neighbors import KNeighborsClassifier
 
 from locproj.engine import results, selection
+from locproj.engine.method_failures import MethodOutputError
 from locproj.engine.neighbor_counts import WITHIN_CLASS, NeighborRule
 from locproj.engine.results import read_result, write_result
 from locproj.engine.selection import (
     choose,
     cross_validate,
+    fit_transform_all_p,
+    raw_cv_fold_error,
     resolve_grid,
     run_split,
     sigma0_squared,
+    skipped_text,
 )
 
 
@@ -353,3 +361,414 @@ def test_failed_write_leaves_no_file(job, tmp_path, monkeypatch):
     with pytest.raises(RuntimeError, match="disk full"):
         write_result(tmp_path / "r.h5", job)
     assert list(tmp_path.iterdir()) == []
+
+
+# --------------------------------------------------------------------------- more rules of the grid, CV and job
+
+
+class FirstColumns(RolledColumns):
+    """Stand-in projection with a dimension: the first ``n_components`` of the rolled columns (all for None)."""
+
+    def transform(self, X):
+        return super().transform(X)[:, : self.n_components]
+
+
+def _first(params):
+    return FirstColumns(**params)
+
+
+class OneShort(FirstColumns):
+    """A broken method: one column short of its ``n_components`` (with ``shift`` 1: on data it was not fitted on)."""
+
+    def fit(self, X, y):
+        self.n_fit_ = len(X)
+        return super().fit(X, y)
+
+    def transform(self, X):
+        Z = super().transform(X)
+        return Z if self.shift == 1 and len(X) == self.n_fit_ else Z[:, :-1]
+
+
+def failing_for(shift, raised):
+    """Factory of RolledColumns whose fit raises at ``shift``: ``refused 1``, ``refused 2``... (kept in ``raised``)."""
+    def make(params):
+        estimator = RolledColumns(**params)
+        if params.get("shift") == shift:
+            def fit(X, y):
+                raised.append(ValueError(f"refused {len(raised) + 1}"))
+                raise raised[-1]
+
+            estimator.fit = fit
+        return estimator
+
+    return make
+
+
+def knn_errors(X, y, fit, held_out, p_values, k):
+    return [np.mean(KNeighborsClassifier(k).fit(X[fit, :p], y[fit]).predict(X[held_out, :p]) != y[held_out])
+            for p in p_values]
+
+
+def test_m_expressions_add_and_subtract():
+    X, y = np.ones((4, 2)), np.array([0, 0, 1, 1])
+    assert resolve_grid({"k": ["m", "m+2", " m - 1 "]}, X, y, m=5) == [{"k": 5}, {"k": 7}, {"k": 4}]
+
+
+def test_a_kernel_gamma_is_a_multiple_of_one_over_sigma0_squared():
+    X = np.array([[3.0, 4.0], [0.0, 1.0]])  # sigma0^2 = 9
+    assert resolve_grid({"gamma": {"per_sigma0_sq_times": [9, 0.9]}}, X, [0, 1], m=1) == [{"gamma": 1.0},
+                                                                                         {"gamma": 0.1}]
+    with pytest.raises(ValueError, match=r"grid spec for 'gamma': unknown form \{'sigma_times': \[1\]\}"):
+        resolve_grid({"gamma": {"sigma_times": [1]}}, X, [0, 1], m=1)
+
+
+def test_sigma0_is_computed_in_double_precision_whatever_the_input_dtype():
+    X = np.random.default_rng(0).standard_normal((50, 7)).astype(np.float32)
+    expected = np.mean(np.linalg.norm(X.astype(np.float64), axis=1)) ** 2
+    assert sigma0_squared(X) == pytest.approx(expected, rel=1e-14)
+
+
+def test_choose_refuses_a_table_without_finite_errors_and_counts_exact_ties_with_atol_0():
+    with pytest.raises(ValueError, match="^no finite cross-validation error to choose from$"):
+        choose(np.full((2, 2), np.nan))
+    assert choose(np.array([[0.2, 0.1], [0.1, 0.3]]), atol=0) == (1, 1)
+
+
+def test_cv_defaults_are_five_folds_seed_0_and_p_up_to_300_on_the_raw_baseline_s_folds():
+    X, y = cube_problem(6, seed=4)
+    cv = cross_validate(make_rolled, [{}], X, y)
+    assert cv.fold_error.shape == (5, 1, 300)
+    np.testing.assert_array_equal(cv.fold_error[:, 0, 9], raw_cv_fold_error(X, y))
+
+
+def test_raw_cv_error_needs_two_samples_per_class():
+    X, y = cube_problem(2, seed=6)
+    expected = [knn_errors(X, y, a, b, [10], 1)[0]
+                for a, b in StratifiedKFold(n_splits=2, shuffle=True, random_state=0).split(X, y)]
+    np.testing.assert_array_equal(raw_cv_fold_error(X, y), expected)
+
+
+def test_every_capped_count_is_recorded_with_its_grid_point_and_parameter():
+    X, y = cube_problem(5, seed=2)
+    cv = cross_validate(make_rolled, [{"n_neighbors": 2}, {"n_neighbors": 4}], X, y, n_folds=5, p_max=10,
+                        neighbors=WITHIN)
+    assert cv.capped == [{"fold": f, "grid_index": 1, "param": "n_neighbors", "requested": 4, "used": 3}
+                         for f in range(5)]
+
+
+def test_grid_points_identical_after_capping_are_fitted_once_whatever_their_key_order():
+    X, y = cube_problem(5, seed=2)
+    fits = []
+
+    def make(params):
+        fits.append(params)
+        return RolledColumns(**params)
+
+    cv = cross_validate(make, [{"n_neighbors": 4, "shift": 0}, {"shift": 0, "n_neighbors": 3}], X, y, n_folds=5,
+                        p_max=10, neighbors=WITHIN)
+    assert len(fits) == 5   # one fit per fold: both points use 3 neighbours
+    np.testing.assert_array_equal(cv.fold_error[:, 0], cv.fold_error[:, 1])
+
+
+def test_an_unordered_method_has_a_cv_error_at_its_own_p_only():
+    X, y = cube_problem(10, seed=1)
+    grid = [{"n_components": 2, "n_neighbors": 3}, {"n_components": 10}, {"n_components": 12}, {"n_components": None}]
+    cv = cross_validate(_first, grid, X, y, n_folds=5, p_max=10, seed=0, ordered=False)
+    plain = cross_validate(make_rolled, [{}], X, y, n_folds=5, p_max=10, seed=0)
+    for index, p in [(0, 2), (1, 10), (3, 10)]:   # None: all 10 columns
+        expected = np.full((5, 10), np.nan)
+        expected[:, p - 1] = plain.fold_error[:, 0, p - 1]
+        np.testing.assert_array_equal(cv.fold_error[:, index], expected)
+    assert np.isnan(cv.fold_error[:, 2]).all()   # 12 columns: not fitted
+    assert cv.skipped == [{"n_components": 12, "reason": "the data have 10 features"}]
+    assert skipped_text(cv.skipped, "cube") == "n_components 12 not fitted on cube: the data have 10 features"
+
+
+@pytest.mark.parametrize("p_max, p_limit, reason", [
+    (20, lambda X, y: X.shape[1], "the data have 10 features"),
+    (20, lambda X, y: len(X) - 1, "the training folds have 16 samples"),
+    (8, None, "p_max is 8"),
+    (20, 9, "the method gives at most 9 columns"),
+])
+def test_an_unordered_grid_point_beyond_the_columns_is_skipped_saying_why(p_max, p_limit, reason):
+    X, y = cube_problem(3, seed=7)   # 3 folds of 16 training samples
+    cv = cross_validate(_first, [{"n_components": 2}, {"n_components": 16}], X, y, n_folds=3, p_max=p_max,
+                        p_limit=p_limit, ordered=False)
+    assert cv.skipped == [{"n_components": 16, "reason": reason}]
+    assert np.isfinite(cv.error[0, 1]) and np.isnan(cv.error[1]).all()
+
+
+def test_an_unordered_method_must_return_its_n_components_columns():
+    X, y = cube_problem(5, seed=2)
+    with pytest.raises(MethodOutputError, match=r"transform returned an array of shape \(32, 2\) for 32 samples; "
+                                                r"expected 32 rows of 3 columns"):
+        cross_validate(lambda params: OneShort(**params), [{"n_components": 3}], X, y, n_folds=5, p_max=10,
+                       ordered=False)
+    with pytest.raises(MethodOutputError, match=r"shape \(8, 2\) for 8 samples; expected 8 rows of 3 columns"):
+        cross_validate(lambda params: OneShort(**params), [{"n_components": 3, "shift": 1}], X, y, n_folds=5,
+                       p_max=10, ordered=False)
+
+
+def test_recorded_failures_cost_only_their_grid_point_in_their_fold():
+    X, y = cube_problem(5, seed=2)
+    raised = []
+    cv = cross_validate(failing_for(3, raised), [{"shift": 0}, {"shift": 3}], X, y, n_folds=5, p_max=10,
+                        on_error="record")
+    assert [(r["fold"], r["grid_index"], r["error_type"], r["error_message"]) for r in cv.failed] == [
+        (f, 1, "ValueError", f"refused {f + 1}") for f in range(5)]
+    assert cv.first_failure is raised[0]
+    assert np.isfinite(cv.error[0]).all() and np.isnan(cv.error[1]).all()
+    with pytest.raises(ValueError, match="refused 6"):   # the default: a failed fit fails the split
+        cross_validate(failing_for(3, raised), [{"shift": 3}], X, y, n_folds=5, p_max=10)
+
+
+def test_failed_fits_are_logged_and_a_split_whose_every_fit_failed_fails(split, caplog):
+    X_train, y_train, X_test, y_test, _ = split
+    raised = []
+    with caplog.at_level(logging.WARNING, logger="locproj.engine.selection"):
+        job = run_split(X_train, y_train, X_test, y_test, method="rolled", new_estimator=failing_for(3, raised),
+                        grid_spec={"shift": [0, 3]}, p_max=10, on_error="record")
+    assert job.params == {"shift": 0} and [r["grid_index"] for r in job.failed_fits] == [1] * 5
+    assert ("rolled: 5 of 10 fits failed in cross-validation (no CV error for their grid point in that fold); "
+            "the first: ValueError: refused 1") in caplog.text
+    raised.clear()
+    with pytest.raises(RuntimeError, match=r"every grid point of rolled failed in cross-validation \(5 fits\); "
+                                           r"the first: ValueError: refused 1$") as info:
+        run_split(X_train, y_train, X_test, y_test, method="rolled", new_estimator=failing_for(3, raised),
+                  grid_spec={"shift": [3]}, p_max=10, on_error="record")
+    assert info.value.__cause__ is raised[0]
+
+
+def test_grid_points_without_a_p_are_recorded_and_logged_naming_the_dataset(split, caplog):
+    X_train, y_train, X_test, y_test, _ = split
+    run = dict(method="clustered", new_estimator=_clustered, grid_spec={"ends": [(2, 4, 6, 8), ()]}, p_max=8,
+               tags=selection_tags())
+    with caplog.at_level(logging.INFO, logger="locproj.engine.selection"):
+        job = run_split(X_train, y_train, X_test, y_test, meta={"dataset": "cube"}, **run)
+        anonymous = run_split(X_train, y_train, X_test, y_test, **run)
+    assert job.skipped == anonymous.skipped == [{"params": {"ends": []}, "columns": 8,
+                                                 "reason": selection.CLUSTER_REASON}]
+    for where in ("cube", "the data"):
+        assert f"clustered: grid points with ends [] offer no p on {where} (8 columns): " \
+               f"{selection.CLUSTER_REASON}" in caplog.messages
+
+
+def test_every_grid_point_without_a_p_is_recorded():
+    X, y = cube_problem(10, seed=1)
+    cv = cross_validate(_clustered, [{"ends": (9,)}, {"ends": ()}, {"ends": (2,)}], X, y, n_folds=5, p_max=8,
+                        tags=selection_tags())
+    assert sorted(item["params"]["ends"] for item in cv.skipped) == [[], [9]]
+
+
+def test_only_cluster_ends_within_the_columns_are_offered():
+    X, y = cube_problem(10, seed=1)
+    cv = cross_validate(_clustered, [{"ends": (0, 1, 3, 8, 9)}], X, y, n_folds=5, p_max=8, tags=selection_tags())
+    assert (np.flatnonzero(np.isfinite(cv.error[0])) + 1).tolist() == [1, 3, 8]
+    # 10 features: a cluster said to end at 12 is beyond the columns
+    cv = cross_validate(_clustered, [{"ends": (2, 10, 12)}], X, y, n_folds=5, p_max=12, tags=selection_tags())
+    assert (np.flatnonzero(np.isfinite(cv.error[0])) + 1).tolist() == [2, 10]
+
+
+def test_a_fixed_dimension_is_lowered_to_the_columns_cross_validation_reads():
+    X, y = cube_problem(5, seed=2)
+    made = []
+
+    def make(params):
+        made.append(FirstColumns(**params))
+        return made[-1]
+
+    Z_fit, Z_other, *_ = fit_transform_all_p(make, {"n_components": 8}, X, y, X[:5], p_max=4)
+    assert made[-1].n_components == 4 and Z_fit.shape == (40, 4) and Z_other.shape == (5, 4)
+    fit_transform_all_p(make, {"n_components": 8}, X, y, X[:5], p_max=6, p_limit=5)
+    assert made[-1].n_components == 5
+    fit_transform_all_p(make, {"n_components": 3}, X, y, X[:5], p_max=4)
+    assert made[-1].n_components == 3
+
+
+def test_a_nested_method_is_asked_for_p_max_columns_and_refitted_whole_below_that_rank():
+    from locproj.methods import LocalityPreservingProjection
+    from locproj.methods.tags import projection_tags
+
+    X, y = cube_problem(10, seed=5)
+    made = []
+
+    def make(params):
+        made.append(LocalityPreservingProjection(n_neighbors=3, **params))
+        return made[-1]
+
+    tags = projection_tags(LocalityPreservingProjection())
+    assert tags.nested_fit and tags.first_columns
+    full = LocalityPreservingProjection(n_neighbors=3).fit(X, y)
+    Z_fit, Z_other, *_ = fit_transform_all_p(make, {}, X, y, X[:7], p_max=4, p_limit=9, tags=tags)
+    assert len(made) == 1 and made[0].n_components == 4
+    np.testing.assert_array_equal(Z_fit, full.transform(X)[:, :4])
+    np.testing.assert_array_equal(Z_other, full.transform(X[:7])[:, :4])
+    # rank 3 < p_max = 4: the request for 4 columns fails and all 3 are fitted instead
+    low_rank = np.hstack([X[:, :3], X[:, :3] @ np.ones((3, 7))])
+    Z_fit, *_ = fit_transform_all_p(make, {}, low_rank, y, low_rank[:7], p_max=4, p_limit=9, tags=tags)
+    assert Z_fit.shape == (80, 3) and len(made) == 3 and made[-1].n_components is None
+    # a method not declared nested is fitted with all its columns
+    fit_transform_all_p(make, {}, X, y, X[:7], p_max=4, p_limit=9)
+    assert made[-1].n_components is None
+    # p_limit below p_max: fitted whole, p_limit columns of both
+    Z_fit, Z_other, *_ = fit_transform_all_p(make, {}, X, y, X[:7], p_max=4, p_limit=3, tags=tags)
+    assert made[-1].n_components is None and Z_fit.shape == (80, 3) and Z_other.shape == (7, 3)
+
+
+def test_the_classifier_and_its_parameters_reach_every_prediction(split):
+    X_train, y_train, X_test, y_test, _ = split
+    knn = dict(classifier="knn", classifier_params={"n_neighbors": 3})
+    job = run_split(X_train, y_train, X_test, y_test, method="rolled", new_estimator=make_rolled,
+                    grid_spec={"shift": [0]}, p_max=10, test_curve=True, **knn)
+    assert (job.classifier, job.classifier_params) == ("knn", {"n_neighbors": 3})
+    folds = list(StratifiedKFold(n_splits=5, shuffle=True, random_state=0).split(X_train, y_train))
+    expected = [knn_errors(X_train, y_train, a, b, range(1, 11), 3) for a, b in folds]
+    np.testing.assert_array_equal(job.cv_fold_error[:, 0], expected)
+    expected = KNeighborsClassifier(3).fit(X_train[:, :job.p], y_train).predict(X_test[:, :job.p])
+    np.testing.assert_array_equal(job.test_predictions, expected)
+    X_all, y_all = np.vstack([X_train, X_test]), np.r_[y_train, y_test]
+    train, test = np.arange(len(X_train)), np.arange(len(X_train), len(X_all))
+    np.testing.assert_array_equal(job.test_error_curve, knn_errors(X_all, y_all, train, test, range(1, 11), 3))
+    # where only some p are offered; a method whose columns are not ordered
+    cv = cross_validate(_clustered, [{"ends": (2, 4)}], X_train, y_train, p_max=10, tags=selection_tags(), **knn)
+    np.testing.assert_array_equal(cv.fold_error[:, 0, [1, 3]], job.cv_fold_error[:, 0, [1, 3]])
+    cv = cross_validate(_first, [{"n_components": 2}], X_train, y_train, p_max=10, ordered=False, **knn)
+    np.testing.assert_array_equal(cv.fold_error[:, 0, 1], job.cv_fold_error[:, 0, 1])
+    # the refit at p = 1 or 2, where 3-NN and 1-NN disagree; an unordered method's curve refits there too
+    for ordered, p_max in [(True, 2), (False, 3)]:
+        low = run_split(X_train, y_train, X_test, y_test, method="first", new_estimator=_first,
+                        grid_spec={} if ordered else {"n_components": [1, 2, 3]}, p_max=p_max, ordered=ordered,
+                        test_curve=True, **knn)
+        expected = KNeighborsClassifier(3).fit(X_train[:, :low.p], y_train).predict(X_test[:, :low.p])
+        np.testing.assert_array_equal(low.test_predictions, expected)
+        np.testing.assert_array_equal(low.test_error_curve, job.test_error_curve[:p_max])
+
+
+def test_raw_is_the_classifier_on_the_raw_features_and_records_no_cv(split):
+    X_train, y_train, X_test, y_test, _ = split
+    knn = dict(classifier="knn", classifier_params={"n_neighbors": 3})
+    job = run_split(X_train, y_train, X_test, y_test, method="raw", new_estimator=make_rolled, **knn)
+    expected = KNeighborsClassifier(3).fit(X_train, y_train).predict(X_test)
+    np.testing.assert_array_equal(job.test_predictions, expected)
+    assert job.test_error == np.mean(expected != y_test)
+    folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=0).split(X_train, y_train)
+    np.testing.assert_array_equal(job.raw_cv_fold_error,
+                                  [knn_errors(X_train, y_train, a, b, [10], 3)[0] for a, b in folds])
+    assert (job.projected, job.grid, job.grid_index, job.params, job.capped) == (False, [{}], 0, {}, [])
+    assert (job.cv_error.shape, job.cv_fold_error.shape, job.fit_seconds, job.cv_seconds) == ((0, 0), (0, 0, 0),
+                                                                                             0.0, 0.0)
+    # without an estimator, any method is the classifier on the raw features
+    assert run_split(X_train, y_train, X_test, y_test, method="baseline").projected is False
+
+
+def test_run_split_defaults_and_identification(split):
+    X_train, y_train, X_test, y_test, test = split
+    job = run_split(X_train, y_train, X_test, y_test, method="rolled", new_estimator=make_rolled,
+                    grid_spec={"shift": [0]}, test_indices=test)
+    assert (job.method, job.classifier, job.classifier_params, job.p_max, job.n_folds, job.cv_seed) == (
+        "rolled", "1nn", {}, 300, 5, 0)
+    assert job.projected is True and job.cv_error.shape == (1, 300) and job.test_error_curve is None
+    np.testing.assert_array_equal(job.test_indices, test)
+
+
+def test_the_refit_caps_a_neighbour_count_too_and_records_it_as_fold_minus_1(split):
+    X_train, y_train, X_test, y_test, _ = split     # 10 training samples per class, 8 in each fold's fit
+    job = run_split(X_train, y_train, X_test, y_test, method="rolled", new_estimator=make_rolled,
+                    grid_spec={"n_neighbors": ["m-1", 20], "shift": [0]}, m=12, p_max=10, p_limit=10,
+                    neighbors=WITHIN)
+    assert job.grid == [{"n_neighbors": 11, "shift": 0}] and job.params == {"n_neighbors": 9, "shift": 0}
+    assert job.capped == [{"fold": f, "grid_index": 0, "param": "n_neighbors", "requested": 11, "used": u}
+                          for f, u in [(0, 7), (1, 7), (2, 7), (3, 7), (4, 7), (-1, 9)]]
+    np.testing.assert_array_equal(job.cv_error, cross_validate(make_rolled, [{"n_neighbors": 7, "shift": 0}],
+                                                               X_train, y_train, p_max=10).error)
+
+
+def test_the_test_curve_is_the_refit_s_error_at_every_offered_p(split):
+    X_train, y_train, X_test, y_test, _ = split
+    X_all, y_all = np.vstack([X_train, X_test]), np.r_[y_train, y_test]
+    train, test = np.arange(len(X_train)), np.arange(len(X_train), len(X_all))
+    expected = np.array(knn_errors(X_all, y_all, train, test, range(1, 9), 1))
+    grid_spec = {"ends": [(2, 4, 6, 8)]}
+    job = run_split(X_train, y_train, X_test, y_test, method="clustered", new_estimator=_clustered,
+                    grid_spec=grid_spec, p_max=8, tags=selection_tags(), test_curve=True)
+    assert job.test_error_curve.shape == (8,) and np.isnan(job.test_error_curve[::2]).all()
+    np.testing.assert_array_equal(job.test_error_curve[1::2], expected[1::2])
+    assert job.test_error == expected[job.p - 1]
+
+
+def test_an_unordered_method_s_test_curve_refits_at_each_n_components_of_its_grid(split):
+    X_train, y_train, X_test, y_test, _ = split
+    X_all, y_all = np.vstack([X_train, X_test]), np.r_[y_train, y_test]
+    train, test = np.arange(len(X_train)), np.arange(len(X_train), len(X_all))
+    reference = np.array(knn_errors(X_all, y_all, train, test, range(1, 11), 1))
+    from locproj.methods.tags import projection_tags
+
+    run = dict(method="first", new_estimator=_first, grid_spec={"n_components": [2, 3, 10, 12], "n_neighbors": [3]},
+               p_max=10, ordered=False, tags=projection_tags(FirstColumns()))
+    job = run_split(X_train, y_train, X_test, y_test, test_curve=True, **run)
+    assert job.p == 3 and job.params == {"n_components": 3, "n_neighbors": 3} and job.test_error == reference[2]
+    assert np.isfinite(job.cv_error).sum() == 3    # one p per grid point: 2, 3, 10
+    expected = np.full(10, np.nan)
+    expected[[1, 2, 9]] = reference[[1, 2, 9]]
+    np.testing.assert_array_equal(job.test_error_curve, expected)
+    # p_limit 8: the curve stops at the largest n_components within it
+    limited = run_split(X_train, y_train, X_test, y_test, test_curve=True,
+                        p_limit=lambda X, y: min(X.shape[1], len(np.unique(y))), **run)
+    np.testing.assert_array_equal(limited.test_error_curve, expected[:3])
+    assert np.isnan(limited.cv_error[2]).all() and [item["n_components"] for item in limited.skipped] == [10, 12]
+    assert run_split(X_train, y_train, X_test, y_test, **run).test_error_curve is None
+
+
+def test_a_refit_with_fewer_columns_than_the_chosen_p_fails_saying_so(split):
+    X_train, y_train, X_test, y_test, _ = split
+    with pytest.raises(RuntimeError, match=r"refit gives 2 projections, CV chose p=3"):
+        run_split(X_train, y_train, X_test, y_test, method="rolled", new_estimator=make_rolled,
+                  grid_spec={"shift": [0]}, p_max=10, p_limit=lambda X, y: 4 if len(X) < len(X_train) else 2)
+
+
+def test_the_recorded_seconds_lie_within_the_call(split):
+    X_train, y_train, X_test, y_test, _ = split
+    start = time.perf_counter()
+    jobs = [run_split(X_train, y_train, X_test, y_test, method="first", new_estimator=_first,
+                      grid_spec={"n_components": [3]}, p_max=10, ordered=ordered) for ordered in (True, False)]
+    elapsed = time.perf_counter() - start
+    for job in jobs:
+        assert 0 <= job.fit_seconds <= elapsed and 0 < job.cv_seconds <= elapsed
+
+
+def test_skipped_text_merges_reasons_and_orders_values():
+    items = [{"n_components": 30, "reason": "the data have 4 features"},
+             {"n_components": 5, "reason": "p_max is 4"},
+             {"n_components": 10, "reason": "the data have 4 features"},
+             {"params": {"solver": "b", "ends": [2, 4]}, "columns": 2, "reason": "R"},
+             {"params": {"solver": 10, "ends": [2]}, "columns": 3, "reason": "R"},
+             {"params": {"solver": "a", "ends": [2]}, "columns": 1, "reason": "R"},
+             {"params": {"solver": 2}, "columns": 3, "reason": "R"}]
+    assert skipped_text(items, "iris") == (
+        "n_components 5, 10, 30 not fitted on iris: the data have 4 features; p_max is 4; "
+        "grid points with ends [2, 4], [2]; solver 2, 10, a, b offer no p on iris (1, 2 or 3 columns): R")
+    assert skipped_text([{"params": {"k": 1}, "reason": "R"}], "iris") == "grid points with k 1 offer no p on iris: R"
+
+
+class Widened(RolledColumns):
+    """Stand-in projection with a heat-kernel-like width ``t`` (scaling the columns leaves 1-NN unchanged)."""
+
+    def __init__(self, n_components=None, shift=0, t=1.0):
+        super().__init__(n_components, shift)
+        self.t = t
+
+    def transform(self, X):
+        return super().transform(X) * self.t
+
+
+def test_run_split_resolves_the_grid_on_the_training_part(split):
+    X_train, y_train, X_test, y_test, _ = split     # 10 training samples per class
+    job = run_split(X_train, y_train, X_test, y_test, method="widened", new_estimator=lambda params: Widened(**params),
+                    grid_spec={"shift": ["m-10"], "t": {"sigma0_sq_times": [1, 2]}}, p_max=10)
+    assert job.grid == [{"shift": 0, "t": sigma0_squared(X_train)}, {"shift": 0, "t": 2 * sigma0_squared(X_train)}]
+
+
+def test_p_limit_is_given_the_fit_s_samples_and_labels():
+    X, y = cube_problem(6, seed=3)
+    cv = cross_validate(make_rolled, [{}], X, y, n_folds=3, p_max=10, p_limit=lambda X, y: len(np.unique(y)) - 4)
+    assert np.isfinite(cv.error[0, :4]).all() and np.isnan(cv.error[0, 4:]).all()

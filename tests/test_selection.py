@@ -772,3 +772,24 @@ def test_p_limit_is_given_the_fit_s_samples_and_labels():
     X, y = cube_problem(6, seed=3)
     cv = cross_validate(make_rolled, [{}], X, y, n_folds=3, p_max=10, p_limit=lambda X, y: len(np.unique(y)) - 4)
     assert np.isfinite(cv.error[0, :4]).all() and np.isnan(cv.error[0, 4:]).all()
+
+
+def test_run_split_hands_the_method_float64_data_whatever_it_is_given(split):
+    """A method computing in its input's precision (scikit-learn's PCA keeps float32) still gets float64:
+    the split's numbers do not depend on how the caller stored the data."""
+    X_train, y_train, X_test, y_test, _ = split
+    seen = []
+
+    class Recording(RolledColumns):
+        def fit(self, X, y):
+            seen.append(("fit", np.asarray(X).dtype))
+            return super().fit(X, y)
+
+        def transform(self, X):
+            seen.append(("transform", np.asarray(X).dtype))
+            return super().transform(X)
+
+    run_split(X_train.astype(np.float32), y_train, X_test.astype(np.float32), y_test, method="recording",
+              new_estimator=lambda params: Recording(**params), grid_spec={"shift": [0]}, p_max=10, n_folds=4)
+    assert {kind for kind, _ in seen} == {"fit", "transform"}
+    assert {dtype for _, dtype in seen} == {np.dtype(np.float64)}

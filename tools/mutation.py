@@ -10,11 +10,14 @@ first stopped: ``--budget`` bounds each call's minutes.
     python tools/mutation.py --report-only          # the scores of what ran, no new mutants
 
 Tests that need the data mirror are skipped (it would take hours), as in a clone without the mirror.
+A survivor is *explained* when :data:`EQUIVALENTS` lists its change (function, line before, line after) as
+equivalent, with a category and the reason; the report names every survivor that is not.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import os
 import signal
@@ -25,6 +28,10 @@ from pathlib import Path
 from blas_kernels import copy_tree, source_files
 
 ROOT = Path(__file__).resolve().parents[1]
+
+#: The surviving mutants that change nothing a user can observe: one row each, matched by the changed code
+#: (mutmut's numbers move with every edit), with its category and the reason.
+EQUIVALENTS = ROOT / "tools" / "mutation_equivalents.tsv"
 
 #: The modules mutated, each with the test files that pin it.
 MODULES = {
@@ -94,7 +101,23 @@ def scores(found: dict[str, str]) -> dict[str, dict[str, int]]:
     return table
 
 
-def report(found: dict[str, str]) -> None:
+def change(workdir: Path, name: str) -> tuple[str, str, str]:
+    """``(function, line before, line after)`` of one mutant, from ``mutmut show`` (lines joined when several)."""
+    shown = subprocess.run([sys.executable, "-m", "mutmut", "show", name], cwd=workdir, capture_output=True,
+                           text=True, check=True).stdout.splitlines()
+    before = " ".join(line[1:].strip() for line in shown if line.startswith("-") and not line.startswith("---"))
+    after = " ".join(line[1:].strip() for line in shown if line.startswith("+") and not line.startswith("+++"))
+    return name.split("__mutmut_")[0], before, after
+
+
+def equivalents(path: Path = EQUIVALENTS) -> dict[tuple[str, str, str], tuple[str, str]]:
+    """``{(function, before, after): (category, reason)}`` of :data:`EQUIVALENTS`."""
+    with open(path, newline="") as table:
+        return {(row["function"], row["before"], row["after"]): (row["category"], row["reason"])
+                for row in csv.DictReader(table, delimiter="\t")}
+
+
+def report(found: dict[str, str], workdir: Path) -> None:
     print("| module | mutants | killed | survived | timeout | no tests | not checked | score |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for module, counts in sorted(scores(found).items()):
@@ -103,10 +126,21 @@ def report(found: dict[str, str]) -> None:
         score = f"{100 * killed / checked:.1f} %" if checked else "-"
         print(f"| `{module}` | {total} | {counts.get('killed', 0)} | {counts.get('survived', 0)} | "
               f"{counts.get('timeout', 0)} | {counts.get('no tests', 0)} | {counts.get('not checked', 0)} | {score} |")
-    survivors = sorted(name for name, status in found.items() if status == "survived")
-    if survivors:
-        print(f"\n{len(survivors)} survived (show one: cd WORKDIR && mutmut show NAME):")
-        print("\n".join(survivors))
+    survivors = sorted(name for name, status in found.items() if status in ("survived", "no tests"))
+    if not survivors:
+        return
+    known, categories, unexplained = equivalents(), {}, []
+    for name in survivors:
+        explained = known.get(change(workdir, name))
+        if explained and explained[0] != "unsorted":
+            categories[explained[0]] = categories.get(explained[0], 0) + 1
+        else:
+            unexplained.append(name)
+    print(f"\n{len(survivors)} survived or reached by no test; explained as equivalent ({EQUIVALENTS.name}): "
+          + (", ".join(f"{category} {count}" for category, count in sorted(categories.items())) or "none"))
+    if unexplained:
+        print(f"{len(unexplained)} not explained (show one: cd {workdir} && mutmut show NAME):")
+        print("\n".join(unexplained))
 
 
 def main(argv=None) -> int:
@@ -121,7 +155,7 @@ def main(argv=None) -> int:
     prepare(args.workdir, args.module)
     if not args.report_only:
         run(args.workdir, args.budget, args.children)
-    report(statuses(args.workdir))
+    report(statuses(args.workdir), args.workdir)
     return 0
 
 

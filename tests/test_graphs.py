@@ -746,3 +746,15 @@ def test_double_centered_squares_are_the_centered_gram_matrix():
     np.testing.assert_array_equal(sym, sym.T)
     np.testing.assert_array_equal(sym, np.maximum(tau, tau.T))
     np.testing.assert_allclose(sym, Xc @ Xc.T, atol=1e-12)
+
+
+def test_isometric_distances_take_any_count_from_n_minus_1_as_the_complete_graph():
+    line = np.column_stack([np.arange(6.0) ** 2, np.zeros(6)])
+    for huge in (5, 2**63, np.uint64(2**64 - 1)):
+        np.testing.assert_array_equal(isometric_distances(line, huge), cdist(line, line))
+
+
+def test_isometric_distances_of_constant_data_without_labels_say_so():
+    with pytest.raises(ValueError, match=r"^isometric projection: every sample coincides, so every distance is 0 "
+                                         r"and there is nothing to project; pass at least two distinct samples\.$"):
+        isometric_distances(np.ones((5, 2)), 2)

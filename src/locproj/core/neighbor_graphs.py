@@ -120,13 +120,18 @@ def _class_groups(y) -> tuple[np.ndarray, list[np.ndarray]]:
     return classes, [np.flatnonzero(inverse == c) for c in range(len(classes))]
 
 
-def _check_n_neighbors(n_neighbors, group_size: int, what: str) -> int:
-    """Resolve ``n_neighbors`` ('all' or int) for a group of ``group_size`` points."""
+def _check_count(n_neighbors) -> None:
+    """A ``ValueError`` unless ``n_neighbors`` is a positive int or 'all'."""
     if isinstance(n_neighbors, str):
         if n_neighbors != "all":
             raise ValueError(f"n_neighbors must be a positive int or 'all', got {n_neighbors!r}.")
     elif not isinstance(n_neighbors, (int, np.integer)) or isinstance(n_neighbors, bool) or n_neighbors < 1:
         raise ValueError(f"n_neighbors must be a positive int or 'all', got {n_neighbors!r}.")
+
+
+def _check_n_neighbors(n_neighbors, group_size: int, what: str) -> int:
+    """Resolve ``n_neighbors`` ('all' or int) for a group of ``group_size`` points."""
+    _check_count(n_neighbors)
     if group_size < 2:
         fix = ("remove that class's samples, add samples to it, or use supervised=False"
                if what.startswith("class") else "pass at least 2 samples")
@@ -508,7 +513,10 @@ def isometric_distances(X, n_neighbors, y=None, far_ratio: float = FAR_RATIO) ->
         largest = max(largest, float(euclidean.max(initial=0.0)))
         complete = k >= len(g) - 1
         D[np.ix_(g, g)] = euclidean if complete else geodesic_distances(geodesic_graph(kneighbors(X[g], int(k))))
-    if largest == 0:   # only reachable with labels: the data themselves are not constant
+    if largest == 0 and y is None:
+        raise ValueError("isometric projection: every sample coincides, so every distance is 0 and there is nothing "
+                         "to project; pass at least two distinct samples.")
+    if largest == 0:
         raise ValueError(
             "isometric projection: the samples of every class coincide, so the largest within-class distance "
             "is 0 and so is the far distance between classes (1000 times it): every distance is 0 and there "
@@ -519,10 +527,8 @@ def isometric_distances(X, n_neighbors, y=None, far_ratio: float = FAR_RATIO) ->
 
 def _neighbor_count(n_neighbors) -> float:
     """``n_neighbors`` (a positive int, or 'all': infinite) as a number; else a ``ValueError``."""
-    if isinstance(n_neighbors, str) and n_neighbors == "all":
-        return np.inf
-    _check_n_neighbors(n_neighbors, np.iinfo(np.int64).max, "the data set")
-    return int(n_neighbors)
+    _check_count(n_neighbors)
+    return np.inf if isinstance(n_neighbors, str) else int(n_neighbors)
 
 
 def isometric_tau(D: np.ndarray) -> np.ndarray:

@@ -758,3 +758,12 @@ def test_isometric_distances_of_constant_data_without_labels_say_so():
     with pytest.raises(ValueError, match=r"^isometric projection: every sample coincides, so every distance is 0 "
                                          r"and there is nothing to project; pass at least two distinct samples\.$"):
         isometric_distances(np.ones((5, 2)), 2)
+
+
+def test_laplacian_gives_csr_arrays_of_d_minus_w_and_the_degrees(data):
+    X, y = data
+    W = symmetrize(heat_weights(kneighbors(X, 3, y)))
+    L, D = laplacian(W)
+    assert (L.format, D.format) == ("csr", "csr")
+    np.testing.assert_allclose(D.toarray(), np.diag(W.sum(axis=1)), rtol=1e-15)
+    np.testing.assert_allclose(L.toarray(), D.toarray() - W.toarray(), rtol=1e-15)

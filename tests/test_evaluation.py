@@ -96,21 +96,26 @@ def test_pruning_keeps_the_decisions_of_the_rule(clustered, monkeypatch):
     assert pruned[1, -1] == 2                                     # equidistant up to rounding: lowest index
 
 
-def test_pruning_really_drops_references(clustered, monkeypatch):
+@pytest.fixture
+def pruning(monkeypatch):
+    """The (references, references still possible) of every pruning step of the calls that follow."""
     import locproj.core.evaluation as evaluation
 
-    Z_train, Z_test = clustered
-    sizes = []
-    original = evaluation._still_possible
+    original, steps = evaluation._still_possible, []
 
     def spy(scores_T, *args):
         alive = original(scores_T, *args)
-        sizes.append((len(alive), int(alive.sum())))
+        steps.append((len(alive), int(alive.sum())))
         return alive
 
     monkeypatch.setattr(evaluation, "_still_possible", spy)
+    return steps
+
+
+def test_pruning_really_drops_references(clustered, pruning):
+    Z_train, Z_test = clustered
     nearest_indices(Z_train, Z_test, max_bytes=_THREE_ROWS)
-    assert sizes and np.mean([alive for _, alive in sizes]) < 0.5 * len(Z_train)
+    assert pruning and np.mean([alive for _, alive in pruning]) < 0.5 * len(Z_train)
 
 
 def test_ties_go_to_lowest_training_index():
@@ -186,23 +191,13 @@ def _clustered_integers(seed=4):
     return Z_ref, Z_test
 
 
-def test_exact_ties_survive_pruning(monkeypatch, integer_path):
-    import locproj.core.evaluation as evaluation
-
+def test_exact_ties_survive_pruning(pruning, integer_path):
     Z_ref, Z_test = _clustered_integers()
-    original, dropped = evaluation._still_possible, []
-
-    def spy(scores_T, *args):
-        alive = original(scores_T, *args)
-        dropped.append(len(alive) - int(alive.sum()))
-        return alive
-
-    monkeypatch.setattr(evaluation, "_still_possible", spy)
     p_values = [1, 2, 10, 48, 49, 50, 59, 60]
     expected = _exact_nearest(Z_ref, Z_test, p_values)
     assert _tied_rows(Z_ref, Z_test, 60) > 20
     got = nearest_indices(Z_ref, Z_test, p_values, max_bytes=8 * 240 * 4, n_jobs=2)
-    assert np.mean(dropped) > 0.5 * len(Z_ref)                    # pruning is at work
+    assert np.mean([n - alive for n, alive in pruning]) > 0.5 * len(Z_ref)   # pruning is at work
     np.testing.assert_array_equal(got, expected)
     for column, p in enumerate(p_values):
         np.testing.assert_array_equal(nearest_indices(Z_ref, Z_test, [p])[:, 0], expected[:, column])
@@ -430,14 +425,12 @@ def _far_references(seed, n_cols=50):
 
 
 @pytest.mark.parametrize("case", ["tied at the end", "ahead after column 48"])
-def test_pruning_keeps_the_references_that_decide_at_the_last_column(case, monkeypatch):
+def test_pruning_keeps_the_references_that_decide_at_the_last_column(case, pruning):
     """A test row at the origin, two near references and 30 far ones, which the pruning after
     column 48 drops.  "tied at the end": the squared distances are 1 + 2**-12 (reference 0) and 1
     (reference 1), tied only by the band of p = 50, where reference 2's last column (1000) makes
     ``s(t)`` about 1e6.  "ahead after column 48": reference 0 leads at p = 48 (1 against 4), and
     columns 49 and 50 put it behind (5 against 4)."""
-    import locproj.core.evaluation as evaluation
-
     near = np.zeros((2, 50))
     far = _far_references(0)
     if case == "tied at the end":
@@ -448,17 +441,9 @@ def test_pruning_keeps_the_references_that_decide_at_the_last_column(case, monke
         near[0, 0], near[0, 48], near[1, 1] = 1.0, 2.0, 2.0
         expected = [0, 1, 1]
     Z_ref, Z_test = np.vstack([near, far]), np.zeros((1, 50))
-    original, dropped = evaluation._still_possible, []
-
-    def spy(scores_T, *args):
-        alive = original(scores_T, *args)
-        dropped.append(len(alive) - int(alive.sum()))
-        return alive
-
-    monkeypatch.setattr(evaluation, "_still_possible", spy)
     assert _rule(Z_ref, Z_test, 50).tolist() == [expected[-1]]
     assert nearest_indices(Z_ref, Z_test)[0, [47, 48, 49]].tolist() == expected
-    assert sum(dropped) == 30                                     # the far references, and only they
+    assert sum(n - alive for n, alive in pruning) == 30          # the far references, and only they
     assert nearest_indices(Z_ref, Z_test, [50]).tolist() == [[expected[-1]]]
 
 

@@ -157,15 +157,20 @@ def test_degenerate_eigenspace_is_resolved_deterministically_by_variance():
     np.testing.assert_allclose(np.abs(cosines[: c + 2]), 1.0, atol=1e-8)
 
 
+def _classes_in_80_dimensions(c):
+    """30 points of ``c`` classes in 80 dimensions of falling scale, and their supervised heat-graph LPP with
+    ``B = I``: a null cluster of ``c - 1`` directions, all of variance 1."""
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((30, 80)) * np.linspace(3, 0.2, 80)
+    L, _ = laplacian(symmetrize(heat_weights(kneighbors(X, 3, np.arange(30) % c))))
+    return X, solve_embedding(X, L)
+
+
 def test_equal_variances_in_a_degenerate_cluster_are_ordered_shortest_column_first():
     # with the total scatter as constraint (B = I) every direction of the zero cluster has variance 1:
     # the Euclidean Gram of the cluster's columns decides, diagonal and ascending
-    rng = np.random.default_rng(5)
-    n, c = 30, 4
-    X = rng.standard_normal((n, 80)) * np.linspace(3, 0.2, 80)
-    y = np.arange(n) % c
-    L, _ = laplacian(symmetrize(heat_weights(kneighbors(X, 3, y))))
-    emb = solve_embedding(X, L)
+    c = 4
+    X, emb = _classes_in_80_dimensions(c)
     assert np.all(np.abs(emb.eigenvalues[: c - 1]) < 1e-10) and emb.eigenvalues[c - 1] > 1e-3
     P = emb.components[:, : c - 1]
     F = (X - emb.mean) @ P
@@ -707,12 +712,8 @@ def test_a_null_cluster_anywhere_in_the_order_is_resolved_by_variance(c, maximiz
 
 
 def test_two_equal_variances_are_ordered_shortest_column_first():
-    rng = np.random.default_rng(5)
-    n, c = 30, 3
-    X = rng.standard_normal((n, 80)) * np.linspace(3, 0.2, 80)
-    y = np.arange(n) % c
-    L, _ = laplacian(symmetrize(heat_weights(kneighbors(X, 3, y))))
-    emb = solve_embedding(X, L)
+    c = 3
+    X, emb = _classes_in_80_dimensions(c)
     P = emb.components[:, : c - 1]
     F = (X - emb.mean) @ P
     np.testing.assert_allclose(F.T @ F, np.eye(c - 1), atol=1e-9)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLE = ROOT / "tools" / "mutation_equivalents.tsv"
-CATEGORIES = {"performance", "dtype", "default", "boundary", "same-value", "unsorted"}
+CATEGORIES = {"performance", "dtype", "default", "boundary", "same-value"}
 
 
 def _rows():

@@ -793,3 +793,33 @@ def test_run_split_hands_the_method_float64_data_whatever_it_is_given(split):
               new_estimator=lambda params: Recording(**params), grid_spec={"shift": [0]}, p_max=10, n_folds=4)
     assert {kind for kind, _ in seen} == {"fit", "transform"}
     assert {dtype for _, dtype in seen} == {np.dtype(np.float64)}
+
+
+class ShortWhenRefitAt10(FirstColumns):
+    """A broken method: one column short at ``n_components`` 10 when fitted on all 80 training samples."""
+
+    def fit(self, X, y):
+        self.n_fit_ = len(X)
+        return super().fit(X, y)
+
+    def transform(self, X):
+        Z = super().transform(X)
+        return Z[:, :-1] if self.n_components == 10 and self.n_fit_ == 80 else Z
+
+
+def test_an_unordered_method_after_a_pipeline_step_has_its_test_curve_refits_width_checked(split):
+    from sklearn.pipeline import Pipeline
+
+    from locproj.methods.tags import projection_tags, wrapped
+
+    X_train, y_train, X_test, y_test, _ = split
+
+    def make(params):      # as estimator_factory with pca_first: the dimension is the step's parameter
+        return Pipeline([("method", ShortWhenRefitAt10(**params))])
+
+    tags = wrapped(projection_tags(FirstColumns()), "method")
+    run = dict(method="short", new_estimator=make, grid_spec={"n_components": [3, 10]}, p_max=10, ordered=False,
+               tags=tags)
+    assert run_split(X_train, y_train, X_test, y_test, **run).p == 3     # CV's fits (64 samples) are whole
+    with pytest.raises(MethodOutputError, match=r"shape \(80, 9\) for 80 samples; expected 80 rows of 10 columns"):
+        run_split(X_train, y_train, X_test, y_test, test_curve=True, **run)

@@ -840,3 +840,28 @@ def test_a_null_cluster_of_the_ridge_is_kept_whole_when_n_components_cuts_it():
     assert every.eigenvalues[1] > (1 - 1e-6) * every.eigenvalues[0]           # a cluster of the ridge
     np.testing.assert_allclose(one.components[:, 0], every.components[:, 0],
                                atol=1e-10 * np.abs(every.components[:, 0]).max())
+
+
+@pytest.mark.parametrize("maximize", [False, True])
+def test_without_degenerate_resolution_equal_eigenvalues_keep_the_eigensolver_s_order(monkeypatch, maximize):
+    """The order is a stable sort: numpy's default argsort dispatches to CPU-specific SIMD sorts, which
+    order equal keys differently on different CPUs."""
+    import locproj.core.solvers as solvers
+
+    returned = []
+
+    def recording(*args, **kwargs):
+        returned.append(solvers_eigh(*args, **kwargs))
+        return returned[-1]
+    solvers_eigh = solvers.eigh_selected
+    monkeypatch.setattr(solvers, "eigh_selected", recording)
+    values = np.repeat([1.0, 2.0], 20)     # two clusters of 20 exactly equal eigenvalues
+    emb = solve_embedding(np.eye(40), sparse.diags(values), constraint="orthonormal", center=False,
+                          maximize=maximize, resolve_degenerate=False)
+    eigenvalues, A = returned[0]
+    first, second = np.arange(20), np.arange(20, 40)
+    assert len(set(eigenvalues[first])) == len(set(eigenvalues[second])) == 1
+    assert eigenvalues[first[0]] < eigenvalues[second[0]]
+    order = np.r_[second, first] if maximize else np.r_[first, second]
+    np.testing.assert_array_equal(emb.eigenvalues, eigenvalues[order])
+    np.testing.assert_array_equal(emb.components, fix_signs(A[:, order]))

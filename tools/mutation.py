@@ -132,7 +132,7 @@ def report(found: dict[str, str], workdir: Path) -> None:
     known, categories, unexplained = equivalents(), {}, []
     for name in survivors:
         explained = known.get(change(workdir, name))
-        if explained and explained[0] != "unsorted":
+        if explained:
             categories[explained[0]] = categories.get(explained[0], 0) + 1
         else:
             unexplained.append(name)

@@ -34,7 +34,9 @@ Conventions (see ``docs/methods.md``):
   ``N + ridge * mean(diag N) * I`` is used (Sugiyama's KLFDA uses the same device).  Directions
   in the null space of ``N`` then get eigenvalues ~ 1/ridge: last when minimising, first when
   maximising (for LFDA/LDA these are the directions of zero local within-class scatter).
-* **Order**: ascending eigenvalues (descending with ``maximize=True``).
+* **Order**: ascending eigenvalues (descending with ``maximize=True``); exactly equal eigenvalues keep
+  the eigensolver's order (a stable sort: numpy's default sort orders equal keys differently on
+  different CPUs), which is their only order with ``resolve_degenerate=False``.
 * **Degenerate eigenvalues** (``resolve_degenerate=True``): inside every cluster of eigenvalues
   equal to ``degenerate_rtol`` relative to the problem's eigenvalue scale (``1e3 * ridge`` when
   the ridge was used), the basis is rotated to diagonalise the projected total scatter

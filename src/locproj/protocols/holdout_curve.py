@@ -180,10 +180,12 @@ def method_kind(spec) -> str:
 
 
 def _linear_svm(Z_fit, y_fit, Z_val, y_val, Z_test, y_test, C):
+    """A linear SVM fitted on ``Z_fit``: its validation and test accuracy, its support vectors as a percentage
+    of the fitted samples, and its SVM solves (one), as the classifier kind reports them."""
     from sklearn.svm import SVC
 
     svm = SVC(kernel="linear", C=C).fit(Z_fit, y_fit)
-    return svm.score(Z_val, y_val), svm.score(Z_test, y_test), 100.0 * svm.n_support_.sum() / len(y_fit), 0
+    return svm.score(Z_val, y_val), svm.score(Z_test, y_test), 100.0 * svm.n_support_.sum() / len(y_fit), 1
 
 
 def run_holdout(job: dict, new_estimator, X, y, folds, test, fold_seeds, limit: int | None = None) -> dict:
@@ -233,7 +235,6 @@ def run_holdout(job: dict, new_estimator, X, y, folds, test, fold_seeds, limit: 
                               100.0 * model.n_support_.sum() / len(y_fit), model.history_["n_svm_solves"][-1])
                 else:
                     scores = _linear_svm(Z_fit, y_fit, Z_val, y_val, Z_test, y_test, C)
-                    scores = (*scores[:3], 1)
                 for name, value in zip(("val_accuracy", "test_accuracy", "sv_percent", "n_svm_solves"), scores):
                     out[name][t, j, k] = value
                 out["fit_seconds"][t, j, k] = time.perf_counter() - start + shared / len(grid)

@@ -129,8 +129,6 @@ PANEL_KINDS = ("embedding", "basis", "samples", "attribute", "history")
 SCATTER_KINDS = ("embedding", "attribute")   # drawn on axes, several to a row
 IMAGE_KINDS = ("basis", "samples")           # a row of images
 OVERLAYS = ("gating", "gating_field", "decision", "projections")
-#: per-iteration series a history panel derives (besides the keys of the estimator's ``history_``)
-DERIVED_SERIES = ("test_accuracy", "support_fraction")
 DEFAULT_SERIES = [["objective"], ["train_accuracy", "test_accuracy"], ["support_fraction"]]
 COLOURS = ("order", "label")                 # or {feature: j}
 SPACES = ("embedding", "input")

@@ -27,7 +27,7 @@ import numpy as np
 import yaml
 
 MEASURED_FILES = ("timing.csv", "timing.md")
-#: What names the code that made a result (locproj.core._io.code_provenance): provenance, which
+#: What names the code that made a result (locproj.core.io.code_provenance): provenance, which
 #: moves with every commit, not a result.
 PROVENANCE_OF_CODE = ("code_digest", "git_commit", "git_dirty")
 SKIPPED_SUFFIXES = (".png", ".pdf", ".log", ".tmp")

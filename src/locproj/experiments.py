@@ -117,7 +117,7 @@ def run_configured_job(job: dict, partition: str, splits, data_path, splits_path
 
     if len(splits) != len(outputs):
         raise ValueError(f"{len(splits)} splits but {len(outputs)} output files")
-    # cv_table jobs carry no protocol key, so that Table 2's job parameters and provenance stay as they were
+    # cv_table jobs carry no protocol key: their recorded job configuration holds only what Table 2's protocol reads
     protocol = protocol_named(job.get("protocol", DEFAULT_PROTOCOL))
     protocol.run_job(job, partition, splits, read_dataset_file(data_path), read_splits(splits_path), outputs, n_jobs)
 

@@ -151,7 +151,8 @@ def _check_n_neighbors(n_neighbors, group_size: int, what: str) -> int:
 
 
 _NEIGHBORS_MEMO = LastInput()  # neighbour lists of the last (X, y), per n_neighbors
-_PRECOMPUTED_MAX = 500  # groups up to this size: candidates from one exact distance block each
+#: Groups (classes) up to this size get their neighbour candidates from one exact distance block each
+PRECOMPUTED_GROUP_MAX = 500
 
 
 def kneighbors(X, n_neighbors=5, y=None, *, distances: bool = True) -> Neighborhoods:
@@ -250,11 +251,11 @@ def _search(X: np.ndarray, n_neighbors, y, distances: bool) -> Neighborhoods:
     k = ks[0]
     idx = np.empty((n, k), dtype=np.int64)
     sq = np.empty((n, k))
-    small = [g for g in groups if len(g) <= _PRECOMPUTED_MAX]
+    small = [g for g in groups if len(g) <= PRECOMPUTED_GROUP_MAX]
     if small:
         points = np.concatenate(small)
         idx[points], sq[points] = _search_blocks(X, small, k)
-    for g in (g for g in groups if len(g) > _PRECOMPUTED_MAX):
+    for g in (g for g in groups if len(g) > PRECOMPUTED_GROUP_MAX):
         idx[g], sq_g = _search_large(X, g, k, distances)
         if distances:
             sq[g] = sq_g

@@ -12,7 +12,7 @@ import shutil
 import urllib.request
 from pathlib import Path
 
-from ..core._io import atomic_path, sha256_file
+from ..core.io import atomic_path, sha256_file
 from .errors import DataError
 
 log = logging.getLogger(__name__)

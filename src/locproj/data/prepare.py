@@ -22,7 +22,7 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from ..core._io import sha256_file, unreadable_message, writing_h5
+from ..core.io import sha256_file, unreadable_message, writing_h5
 from .errors import DataError
 from .images import jpeg_round_trip, resize_images
 from .readers import FORMATS, RawData, class_names, read_dataset

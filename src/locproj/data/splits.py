@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core._io import reading_h5, writing_h5
+from ..core.io import reading_h5, writing_h5
 from .errors import DataError
 
 

@@ -164,33 +164,35 @@ class MethodSpec:
     def peak_memory_bytes(self, fixed: Mapping, n_samples: int, n_features: int, y=None) -> float | None:
         """The estimated peak memory of a fit with the parameters ``fixed`` on ``n_samples x n_features``
         data (labels ``y``), beyond the data: the estimate a locproj estimator makes
-        (``_peak_memory_bytes``) or the entry's ``memory``; None for a method that declares none."""
+        (:func:`locproj.methods.fit_memory`) or the entry's ``memory``; None for a method that declares none."""
         from ..core.memory import dense_square_bytes
-        from ..methods._base import ProjectionTransformer
+        from ..methods import fit_memory
 
         if self.source is not None:
             return dense_square_bytes(n_samples, self.memory["dense_n_by_n"]) if self.memory else None
-        estimator = self.make(**fixed)
-        if isinstance(estimator, ProjectionTransformer):
-            return estimator._peak_memory_bytes(n_samples, n_features, y)
-        return None
+        estimate = fit_memory(self.make(**fixed), n_samples, n_features, y)
+        return None if estimate is None else estimate[0]
 
     def check_memory(self, fixed: Mapping, n_samples: int, n_features: int, y=None) -> None:
         """A :class:`~locproj.core.memory.NotEnoughMemoryError` when a fit with the parameters ``fixed``
         on ``n_samples x n_features`` data (labels ``y``) would need more memory than is available
         (:meth:`peak_memory_bytes`)."""
         from ..core.memory import check_memory
+        from ..methods import fit_memory
 
-        need = self.peak_memory_bytes(fixed, n_samples, n_features, y)
-        if need is None:
-            return
         if self.source is not None:
-            check_memory(need, n=n_samples, what=f"method {self.name!r} ({self.source['estimator']}, its config's "
-                                                 f"memory: {self.memory['dense_n_by_n']} dense n x n arrays)")
-        else:       # a locproj estimator (ProjectionTransformer), the only other kind with an estimate
-            estimator = self.make(**fixed)
+            need = self.peak_memory_bytes(fixed, n_samples, n_features, y)
+            if need is not None:
+                arrays = self.memory["dense_n_by_n"]
+                check_memory(need, n=n_samples, what=f"method {self.name!r} ({self.source['estimator']}, its "
+                                                     f"config's memory: {arrays} dense n x n arrays)")
+            return
+        estimator = self.make(**fixed)
+        estimate = fit_memory(estimator, n_samples, n_features, y)
+        if estimate is not None:
+            need, ways_out = estimate
             check_memory(need, n=n_samples, what=f"method {self.name!r} ({type(estimator).__name__})",
-                         ways_out=estimator._memory_ways_out())
+                         ways_out=ways_out)
 
     def neighbor_rule(self, fixed: Mapping | None = None) -> NeighborRule:
         """Its neighbour declaration with the values a fit uses where a grid point sets none: the

@@ -343,7 +343,7 @@ def cross_validate(new_estimator: Callable, grid: Sequence[Mapping], X, y, *, n_
     folds = _folds(X, y, n_folds, seed)
     fold_error = np.full((n_folds, len(grid), p_max), np.nan)
     options = dict(classifier=classifier, classifier_params=classifier_params, max_bytes=max_bytes, n_jobs=n_jobs)
-    capped, failed, first_failure = [], [], None
+    capped, failed, errors_raised = [], [], []
     skipped_columns, skipped_points = {}, {}   # by n_components; by grid point
     for fold, (train, held_out) in enumerate(folds):
         X_fit, y_fit, X_held = X[train], y[train], X[held_out]
@@ -363,22 +363,29 @@ def cross_validate(new_estimator: Callable, grid: Sequence[Mapping], X, y, *, n_
                 try:
                     cache[key] = _fold_errors(new_estimator, params, X_fit, y_fit, X_held, y[held_out], p_max,
                                               p_limit, ordered, limit, options, tags)
-                except _NothingOffered as nothing:
-                    cache[key] = np.full(0, np.nan)
-                    skipped_points.setdefault(key, {"params": plain(params), "columns": nothing.columns,
-                                                    "reason": CLUSTER_REASON})
                 except Exception as error:
-                    if on_error != "record":
-                        raise
-                    cache[key] = np.full(0, np.nan)
-                    failed.append({"fold": fold, "grid_index": index, **failure_record(error)})
-                    first_failure = first_failure or error
+                    cache[key] = _no_errors(error, on_error, key, params, (fold, index), skipped_points, failed)
+                    errors_raised += [] if isinstance(error, _NothingOffered) else [error]
             errors = cache[key]
             fold_error[fold, index, : errors.size] = errors
     return CVResult(error=fold_error.mean(axis=0), fold_error=fold_error, capped=capped, failed=failed,
-                    first_failure=first_failure,
+                    first_failure=errors_raised[0] if errors_raised else None,
                     skipped=[{"n_components": n, "reason": reason} for n, reason in sorted(skipped_columns.items())]
                     + [skipped_points[key] for key in sorted(skipped_points)])
+
+
+def _no_errors(error: Exception, on_error: str, key: str, params, where: tuple[int, int], skipped_points: dict,
+               failed: list) -> np.ndarray:
+    """No CV errors for a grid point in a fold whose fit raised ``error`` at ``where`` (fold, grid index): a
+    grid point that offers no p is recorded in ``skipped_points``, a failure in ``failed`` when ``on_error``
+    is ``'record'``; any other failure is raised again."""
+    if isinstance(error, _NothingOffered):
+        skipped_points.setdefault(key, {"params": plain(params), "columns": error.columns, "reason": CLUSTER_REASON})
+    elif on_error == "record":
+        failed.append({"fold": where[0], "grid_index": where[1], **failure_record(error)})
+    else:
+        raise error
+    return np.full(0, np.nan)
 
 
 #: Why a grid point offers no p (module docstring, "Equal eigenvalues").

@@ -186,6 +186,32 @@ class ProjectionTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         return declare(super().__sklearn_tags__())
 
 
+def fit_memory(estimator, n_samples: int, n_features: int, y=None) -> tuple[float, tuple[str, ...]] | None:
+    """Estimate the peak memory of fitting ``estimator`` on ``n_samples x n_features`` data.
+
+    Parameters
+    ----------
+    estimator : estimator instance
+        The unfitted estimator, with the parameters of the fit.
+    n_samples, n_features : int
+        The shape of the training data.
+    y : array-like of shape (n_samples,), optional
+        The training labels, for a method whose memory depends on the class sizes.
+
+    Returns
+    -------
+    estimate : tuple of (float, tuple of str) or None
+        The bytes needed beyond the data themselves and the ways out that a
+        :class:`~locproj.core.memory.NotEnoughMemoryError` names; None for an estimator that is not
+        locproj's or whose memory grows no faster than ``n d``, ``n k`` or ``d^2`` (docs/scale.md,
+        "Memory").
+    """
+    if not isinstance(estimator, ProjectionTransformer):
+        return None
+    need = estimator._peak_memory_bytes(n_samples, n_features, y)
+    return None if need is None else (need, estimator._memory_ways_out())
+
+
 class LinearProjection(ProjectionTransformer):
     """Base class of every linear projection: ``transform`` and the supervision tag.
 

@@ -23,7 +23,7 @@ from ..core.reconstruction_weights import (
     reconstruction_cost,
     spectrum_summary,
 )
-from ..core._sparse_eigen import bottom_eigenvectors
+from ..core.sparse_eigen import bottom_eigenvectors
 from ._base import ProjectionTransformer, check_fit_values
 from ._constraints import POSITIVE_INT, StrictInterval
 from .tags import declare
@@ -75,7 +75,7 @@ class SupervisedLLE(ProjectionTransformer):
     with disconnected classes: ``c - 1`` zero eigenvalues beside the constant's), ``M`` does not
     decide a basis of their cluster, and every direction in it has the same variance.  The basis is
     then the one the data decide: the directions ``y`` of the cluster by decreasing ``||X~^T y||^2``
-    (``X~`` the centred training data; :func:`locproj.core._sparse_eigen.bottom_eigenvectors`).
+    (``X~`` the centred training data; :func:`locproj.core.sparse_eigen.bottom_eigenvectors`).
     ``cluster_ends_`` lists the ``p`` at which a cluster ends; the engine's cross-validation
     offers only those ``p`` (:mod:`locproj.engine.selection`, "Equal eigenvalues").
 

@@ -216,7 +216,7 @@ def failure_recorded(job: dict, partition: str, split, output, meta: dict):
     """Run one split (or job) of a method: a failure stops the job, naming the method and the cell,
     or, under ``on_error: record``, becomes its result file ``output`` (what it is of: ``meta``; the
     provenance, the failure's record and the job's log); see :mod:`locproj.engine.method_failures`."""
-    from ..core._io import provenance_attrs
+    from ..core.io import provenance_attrs
     from ..engine.method_failures import handled, rule_log
     from ..engine.results import write_failure
 

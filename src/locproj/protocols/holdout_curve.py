@@ -156,7 +156,7 @@ def job_config(config: dict, experiment: str, dataset: str, method: str, block) 
         "protocol": "holdout_curve", "registry_method": registry_method(method, entry),
         "fixed": entry.get("fixed") or {}, "values": [int(v) for v in block],
         "C_values": [float(c) for c in (spec.get("C_values") or C_VALUES)],
-        # only when set, so that the jobs (and provenance) of the plain protocol stay as they were
+        # only when set: the job configuration (and its config_hash) of the plain protocol holds no such key
         **({"by_group": dict(spec["by_group"])} if spec.get("by_group") else {}),
         **({"pca_first": int(entry["pca_first"])} if entry.get("pca_first") else {}),
         # an entry by import path: the whole entry and where its code comes from
@@ -511,7 +511,7 @@ class HoldoutCurve(CurveAggregation, Protocol):
         """The ten 5×2 CV folds and the test third of ``parts``, every r of the job's block and every
         C. A classifier's ``random_state`` of fold ``k`` depends on the data and ``k`` only, so every
         method entry, r and C of a fold starts from the same seed."""
-        from ..core._io import provenance_attrs
+        from ..core.io import provenance_attrs
         from ..data.splits import derived_seed
         from ..engine.registry import estimator_factory
 

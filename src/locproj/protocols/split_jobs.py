@@ -158,7 +158,7 @@ class SplitProtocol(Protocol):
 
     def run_split(self, job: dict, partition: str, split: int, data, train, test, output, n_jobs: int):
         """One split: the method's inner cross-validation, refit and test (locproj.engine.selection)."""
-        from ..core._io import provenance_attrs
+        from ..core.io import provenance_attrs
         from ..data.splits import derived_seed
         from ..engine.results import write_result
         from ..engine.selection import run_split

@@ -386,7 +386,7 @@ class TrainTestCurve(CurveAggregation, SplitProtocol):
         """One repetition. Its seed (the nested training subsets, the estimator's ``random_state``)
         depends on the data and the repetition only, so every method and experiment on the same data
         sees the same subsets."""
-        from ..core._io import provenance_attrs
+        from ..core.io import provenance_attrs
         from ..data.splits import derived_seed
         from ..engine.registry import estimator_factory, factory_tags
 

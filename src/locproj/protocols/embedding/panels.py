@@ -9,7 +9,7 @@ import json
 import h5py
 import numpy as np
 
-from ...core._io import reading_h5, writing_h5
+from ...core.io import reading_h5, writing_h5
 from .checks import nearest_mean_errors, order_checks, settled_iteration, tau_stop
 from .options import DEFAULT_SERIES, IMAGE_KINDS, basis_sources, check_panel, fit_params, method_entry
 from .samples import coordinates, holdout_panel_split, novel_split, per_class_split, sample_positions, select_samples
@@ -29,7 +29,7 @@ def run_panel(panel: dict, data_path, output_path, provenance: dict | None = Non
         The panel's HDF5 file (see :func:`read_panel` for its contents). No timestamps are
         stored, so a rerun gives the same bytes.
     provenance : dict, optional
-        Root attributes (e.g. :func:`locproj.core._io.provenance_attrs`).
+        Root attributes (e.g. :func:`locproj.core.io.provenance_attrs`).
     seed : int, optional
         The config's master seed: draws ``split`` and seeds estimators with a ``random_state``.
     """

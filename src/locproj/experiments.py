@@ -16,10 +16,10 @@ from .engine.config import data_notes, method_folders, partition_size
 from .errors import ConfigError
 from .protocols import DEFAULT_PROTOCOL, protocol_named, protocol_of
 
-__all__ = ["aggregate_experiment", "aggregation_code", "aggregation_inputs", "check_experiments",
+__all__ = ["aggregate_experiment", "aggregation_code", "aggregation_inputs", "cached_files", "check_experiments",
            "comparison_outputs", "experiment_notes", "experiment_outputs", "experiment_protocols", "failure_summary",
            "job_config", "job_code", "job_rules", "paper_fidelity", "paper_points", "partition_size",
-           "run_configured_job"]
+           "run_configured_job", "verify_files"]
 
 
 def check_experiments(config: dict) -> None:
@@ -212,3 +212,36 @@ def failure_summary(config: dict, results: str = "results") -> str:
     return (f"{len(lines)} failed split(s) recorded (on_error: record); their cells show 'failed' in the tables:\n"
             + "\n".join(lines))
 
+
+
+def cached_files(config: dict, names, targets: dict, results: str = "results") -> list[str]:
+    """The files the pipeline keeps for the experiments ``names`` (or those of the targets among them:
+    ``targets``, target -> experiments), what ``snakemake verify`` checks: their result files (their
+    aggregations' inputs), the data files they read, and every split file under ``results/splits``,
+    without repeats, in that order. A name that is neither is a :class:`~locproj.errors.ConfigError`."""
+    from pathlib import Path
+
+    from .engine.config import data_file
+
+    unknown = [name for name in names if name not in targets and name not in config["experiments"]]
+    if unknown:
+        raise ConfigError(f"config key verify: {unknown[0]!r} is neither an experiment nor a target; use one of "
+                          f"{', '.join(sorted([*config['experiments'], *targets]))}")
+    files = []
+    for experiment in dict.fromkeys(e for name in names for e in targets.get(name, [name])):
+        inputs = aggregation_inputs(config, experiment)
+        files += [str(path) for path in (inputs.values() if isinstance(inputs, dict) else inputs)]
+        spec = config["experiments"][experiment]
+        files += [data_file(config, name) for name in protocol_of(spec).datasets(spec)]
+    files += sorted(str(path) for path in Path(results, "splits").glob("*.h5"))
+    return list(dict.fromkeys(files))
+
+
+def verify_files(paths) -> tuple[str, list[str]]:
+    """Check every file of ``paths`` as its readers do (:func:`locproj.core.io.file_problem`): the
+    report (how many were checked, and one line for each missing or damaged file) and those lines."""
+    from .core.io import file_problem
+
+    problems = [problem for problem in map(file_problem, paths) if problem is not None]
+    head = f"{len(paths)} files checked: " + (f"{len(problems)} missing or damaged" if problems else "all whole")
+    return "\n".join([head, *problems]), problems

@@ -6,12 +6,15 @@ import contextlib
 import functools
 import hashlib
 import json
+import logging
 import os
 import platform
 import tempfile
 from pathlib import Path
 
 from ..errors import UserError
+
+log = logging.getLogger(__name__)
 
 
 @contextlib.contextmanager
@@ -35,13 +38,21 @@ def atomic_path(path: str | os.PathLike):
 
 @contextlib.contextmanager
 def writing_h5(path: str | os.PathLike, **options):
-    """Yield a new HDF5 file (``h5py.File`` ``options``) that appears at ``path`` only once complete.
+    """Yield a new HDF5 file (``h5py.File`` ``options``) that appears at ``path`` only once complete,
+    checksummed.
 
     The file is built in memory and written to disk by one Python write through
     :func:`atomic_path`, so a failing disk write (a full disk: ``OSError`` ENOSPC) reaches the
     caller as that ``OSError`` and leaves neither ``path`` nor a temporary file.  HDF5 writing to
     the disk itself does not: when a write fails early, h5py crashes in ``File.close``
     (segmentation fault) and the temporary file stays behind.
+
+    Checksums: every dataset HDF5 can filter (an array of a fixed-size type) gets the Fletcher-32
+    filter, which HDF5 verifies whenever anyone reads the data; the root attribute
+    :data:`CHECKSUM_ATTRIBUTE`, written last, is the sha256 of the whole content (layout, attributes
+    and every dataset's values, :func:`content_digest`), which :func:`reading_h5` verifies on opening.
+    The sha256 covers the arrays too because Fletcher-32 sums 16-bit words modulo 65535, so a word
+    flipped from 0x0000 to 0xFFFF (the high bytes of small integers, inverted) leaves it unchanged.
     """
     import io
 
@@ -49,9 +60,74 @@ def writing_h5(path: str | os.PathLike, **options):
 
     buffer = io.BytesIO()
     with h5py.File(buffer, "w", **options) as handle:
-        yield handle
+        yield _Checksummed(handle)
+        handle.attrs[CHECKSUM_ATTRIBUTE] = content_digest(handle)
     with atomic_path(path) as tmp, open(tmp, "wb") as out:
         out.write(buffer.getbuffer())
+
+
+#: The root attribute holding :func:`content_digest` of a file :func:`writing_h5` wrote.
+CHECKSUM_ATTRIBUTE = "checksum_sha256"
+
+
+class _Checksummed:
+    """An h5py group whose new datasets carry the Fletcher-32 checksum wherever HDF5 can store one."""
+
+    def __init__(self, group):
+        self._group = group
+
+    def create_dataset(self, name, shape=None, dtype=None, data=None, **options):
+        import numpy as np
+
+        if data is not None and np.ndim(data) > 0 and np.asarray(data).dtype.kind != "O":
+            options.setdefault("fletcher32", True)   # HDF5 filters neither scalars nor variable-length strings
+        return self._group.create_dataset(name, shape=shape, dtype=dtype, data=data, **options)
+
+    def create_group(self, name, **options):
+        return _Checksummed(self._group.create_group(name, **options))
+
+    def __contains__(self, name) -> bool:
+        return name in self._group
+
+    def __getitem__(self, name):
+        return self._group[name]
+
+    def __getattr__(self, name):
+        return getattr(self._group, name)
+
+
+def content_digest(handle) -> str:
+    """The sha256 of an open HDF5 file's content: the name and kind of every group and dataset (so
+    that none can be removed or renamed unseen), every dataset's type, shape and values, and every
+    attribute but :data:`CHECKSUM_ATTRIBUTE` of the root; names in sorted order."""
+    import h5py
+
+    digest = hashlib.sha256()
+    objects = {"/": handle}
+
+    def collect(name, obj):   # returns None: visititems stops at the first value that is not None
+        objects[f"/{name}"] = obj
+
+    handle.visititems(collect)
+    for name in sorted(objects):
+        obj = objects[name]
+        if isinstance(obj, h5py.Dataset):
+            digest.update(f"dataset {name}\n".encode() + _value_bytes(obj[()]))
+        else:
+            digest.update(f"group {name}\n".encode())
+        for key in sorted(obj.attrs):
+            if not (name == "/" and key == CHECKSUM_ATTRIBUTE):
+                digest.update(f"attribute {key}\n".encode() + _value_bytes(obj.attrs[key]))
+    return digest.hexdigest()
+
+
+def _value_bytes(value) -> bytes:
+    import numpy as np
+
+    array = np.asarray(value)
+    if array.dtype.kind == "O":
+        return repr(array.tolist()).encode()
+    return f"{array.dtype.str}{array.shape}".encode() + np.ascontiguousarray(array).tobytes()
 
 
 class UnreadableFileError(UserError):
@@ -65,22 +141,66 @@ def rebuild_hint(path) -> str:
 
 def unreadable_message(path, error: BaseException, what: str = "") -> str:
     """Why a pipeline file (``what``, e.g. "dataset file ") could not be read, missing or truncated
-    or corrupt, and how to rebuild it."""
-    state = "it does not exist" if not Path(path).exists() else "it is truncated or corrupt"
+    or corrupt or failing its checksum, and how to rebuild it."""
+    if not Path(path).exists():
+        state = "it does not exist"
+    elif "filter returned failure" in str(error):
+        state = "its data fail their Fletcher-32 checksum: the file is damaged"
+    else:
+        state = "it is truncated or corrupt"
     return f"cannot read {what}{path} ({type(error).__name__}: {error}): {state}; {rebuild_hint(path)}"
+
+
+def verify_checksum(handle, path) -> None:
+    """Raise :class:`UnreadableFileError` naming ``path`` and its fix when the open file ``handle``
+    does not match its :data:`CHECKSUM_ATTRIBUTE`; a file written without one (before checksums
+    were written) is read with a warning, once a process."""
+    recorded = handle.attrs.get(CHECKSUM_ATTRIBUTE)
+    if recorded is None:
+        if not _WARNED_UNCHECKED:
+            _WARNED_UNCHECKED.append(str(path))
+            log.warning("%s has no checksum (written before result files carried one): read unverified; "
+                        "rerun its target to rewrite such files with checksums", path)
+        return
+    if content_digest(handle) != (recorded.decode() if isinstance(recorded, bytes) else recorded):
+        raise UnreadableFileError(f"{path} is damaged: its content does not match its checksum "
+                                  f"({CHECKSUM_ATTRIBUTE}); {rebuild_hint(path)}")
+
+
+_WARNED_UNCHECKED: list[str] = []
+
+
+def root_attrs(handle) -> dict:
+    """The root attributes of an open HDF5 file of the pipeline, without its checksum."""
+    return {key: value for key, value in handle.attrs.items() if key != CHECKSUM_ATTRIBUTE}
 
 
 @contextlib.contextmanager
 def reading_h5(path: str | os.PathLike):
-    """Open an HDF5 file written by the pipeline for reading; a file that cannot be opened or
-    lacks what the reader looks up raises :class:`UnreadableFileError` naming it and its fix."""
+    """Open an HDF5 file written by the pipeline for reading, its checksum verified
+    (:func:`verify_checksum`; the Fletcher-32 checksums of its arrays as they are read); a file that
+    cannot be opened, is damaged or lacks what the reader looks up raises
+    :class:`UnreadableFileError` naming it and its fix."""
     import h5py
 
     try:
         with h5py.File(path, "r") as handle:
+            verify_checksum(handle, path)
             yield handle
     except (OSError, KeyError) as error:
         raise UnreadableFileError(unreadable_message(path, error)) from error
+
+
+def file_problem(path: str | os.PathLike) -> str | None:
+    """What is wrong with a pipeline HDF5 file, or None when it is whole: missing, unreadable, or
+    failing a checksum (:func:`reading_h5` verifies them all, as every reader does)."""
+    if not Path(path).exists():
+        return f"{path}: missing; rebuild it with `snakemake --cores 1 --force {path}`, then rerun your target"
+    try:
+        with reading_h5(path):
+            return None
+    except UnreadableFileError as error:
+        return str(error)
 
 
 def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:

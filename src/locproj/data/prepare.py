@@ -35,7 +35,7 @@ SCALINGS = ("raw", "unit_interval", "unit_norm")
 
 @dataclasses.dataclass
 class Dataset:
-    """A dataset in memory, as a processed or derived HDF5 file holds it (module docstring).
+    """A dataset in memory: the content of a processed or derived HDF5 file.
 
     Parameters
     ----------

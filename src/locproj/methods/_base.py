@@ -205,7 +205,7 @@ class LinearProjection(ProjectionTransformer):
 
         Returns
         -------
-        X_new : ndarray of shape (n_samples, n_components_)
+        X_new : ndarray of shape (n_samples, ``n_components_``)
             The projected data.
         """
         return self.transform_first(X, None)
@@ -222,7 +222,7 @@ class LinearProjection(ProjectionTransformer):
 
         Returns
         -------
-        X_new : ndarray of shape (n_samples, min(n_columns, n_components_))
+        X_new : ndarray of shape (n_samples, min(n_columns, ``n_components_``))
             The first ``n_columns`` columns of ``transform(X)``.
         """
         check_is_fitted(self)

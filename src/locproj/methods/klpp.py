@@ -179,7 +179,7 @@ class KernelLPP(ProjectionTransformer):
 
         Returns
         -------
-        X_new : ndarray of shape (n_samples, n_components_)
+        X_new : ndarray of shape (n_samples, ``n_components_``)
             The projected data.
         """
         check_is_fitted(self)

@@ -251,7 +251,7 @@ class SupervisedLLE(ProjectionTransformer):
 
         Returns
         -------
-        X_new : ndarray of shape (n_samples, n_components_)
+        X_new : ndarray of shape (n_samples, ``n_components_``)
             The embedding of the training data, ``embedding_``.
         """
         self._fit(X, y)
@@ -339,7 +339,7 @@ class SupervisedLLE(ProjectionTransformer):
 
         Returns
         -------
-        X_new : ndarray of shape (n_samples, n_components_)
+        X_new : ndarray of shape (n_samples, ``n_components_``)
             Their coordinates in the embedding.
         """
         check_is_fitted(self)

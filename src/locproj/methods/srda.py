@@ -209,7 +209,7 @@ class SpectralRegressionDiscriminantAnalysis(LinearProjection):
 
         Returns
         -------
-        X_new : ndarray of shape (n_samples, min(n_columns, n_components_))
+        X_new : ndarray of shape (n_samples, min(n_columns, ``n_components_``))
             The first ``n_columns`` columns of ``transform(X)``.
         """
         check_is_fitted(self)

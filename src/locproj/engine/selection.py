@@ -792,8 +792,9 @@ def run_split(X_train, y_train, X_test, y_test, *, method, new_estimator=None, g
     test_curve : bool, default=False
         Also record the test error of the refitted projection at every p = 1..p_fit
         (``test_error_curve``; the dimension-curve protocol). ``test_error`` stays the error
-        at the CV-chosen p. A method whose columns are not ordered is refitted at each
-        ``n_components`` of its grid (the other parameters as chosen): NaN at the other p.
+        at the CV-chosen p (or at ``test_p``: :class:`SplitResult`). A method whose columns are
+        not ordered is refitted at each ``n_components`` of its grid (the other parameters as
+        chosen): NaN at the other p.
     ordered : bool, default=True
         See :func:`cross_validate`: without it, p is chosen with the grid point (its ``n_components``).
     on_error : {'raise', 'record'}, default='raise'

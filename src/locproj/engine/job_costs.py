@@ -154,7 +154,7 @@ def training_size(partition: str, samples: int, classes: int) -> tuple[int, int]
 
 def grid_points(method_entry: dict, m: int, neighbors=None) -> int:
     """Grid points of a method's inner CV at m per class (counts of neighbours within the class
-    >= m dropped: ``neighbours``, the method's :class:`~locproj.engine.neighbor_counts.NeighbourRule`)."""
+    >= m dropped: ``neighbors``, the method's :class:`~locproj.engine.neighbor_counts.NeighborRule`)."""
     from .selection import resolve_grid
 
     X = np.ones((2, 1))

@@ -89,7 +89,20 @@ class OrthogonalLPP(GraphEmbeddingTransformer):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
-        """Learn the projection from training data ``X`` (and labels ``y`` when supervised)."""
+        """Learn the projection from training data ``X`` (and labels ``y`` when supervised).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,), default=None
+            Class labels; required by a supervised estimator, ignored by an unsupervised one.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         X, y = validate_fit_data(self, X, y, self._needs_labels())
         problem = self._problem(X, y)
         emb = solve_orthogonal_sequence(X, problem.L, problem.B, n_components=self.n_components)

@@ -17,7 +17,8 @@ name fixes, its bound, whether it uses the labels, projects (``raw`` does not), 
 or classifies, and what each of its neighbour parameters counts (:mod:`locproj.engine.neighbor_counts`),
 declared per entry (``lle`` and ``slle`` share a class). The engine and the protocols ask the entry
 what a method is, never its name. The hyper-parameters it takes are the class's ``get_params()``
-(besides ``n_components``) less the fixed ones, so a new method is its module plus that one entry.
+(besides ``n_components``) less the fixed ones, so a new method is its module plus that one entry;
+``tools/method_docs.py`` then writes the docs' tables from :data:`METHODS`.
 
 A method entry of an experiment is either a built-in name (the entry's ``method`` key, else its
 own name) or any scikit-learn-compatible estimator by import path (``estimator: "module:Class"``,
@@ -68,22 +69,28 @@ from .neighbor_counts import (
 __all__ = ["MethodSpec", "METHODS", "bound_reason", "end_reason", "entry_projects", "estimator_factory",
            "factory_tags", "make_estimator", "max_components", "method_spec"]
 
+# Each bound's docstring is how the table of the registry (docs/methods.md) states it.
+
 
 def _rank_bound(n_samples: int, n_classes: int, n_features: int) -> int:
+    """min(n − 1, d)"""
     return max(min(n_samples - 1, n_features), 0)
 
 
 def _lda_bound(n_samples: int, n_classes: int, n_features: int) -> int:
+    """min(c − 1, n − c, d − c + 1)"""
     pca = n_features - (n_classes - 1)   # Fisherfaces' PCA step; min(d, n - c) when d <= c - 1
     pca = pca if pca >= 1 else min(n_features, n_samples - n_classes)
     return max(min(n_classes - 1, n_samples - n_classes, pca), 0)
 
 
 def _class_bound(n_samples: int, n_classes: int, n_features: int) -> int:
+    """min(c − 1, n − 1)"""
     return max(min(n_classes - 1, n_samples - 1), 0)
 
 
 def _raw_bound(n_samples: int, n_classes: int, n_features: int) -> int:
+    """d"""
     return n_features
 
 

@@ -12,10 +12,13 @@ drawn beside LEA in embedding figures.
 (paper 002): classifiers whose ``transform`` gives the gated projections, ``n_components`` being
 the ``r`` of each local projection.
 
-A built-in method is one line of :data:`METHODS`: its estimator class, the parameters its config
-name fixes, its bound and flags, and what each of its neighbour parameters counts
-(:mod:`locproj.engine.neighbor_counts`). The hyper-parameters it takes are the class's ``get_params()``
-(besides ``n_components``) less the fixed ones, so a new method is its module plus that one line.
+A built-in method is one entry of :data:`METHODS`: its estimator class, the parameters its config
+name fixes, its bound, whether it uses the labels, projects (``raw`` does not), orders its columns
+or classifies, and what each of its neighbour parameters counts (:mod:`locproj.engine.neighbor_counts`),
+declared per entry (``lle`` and ``slle`` share a class). The engine and the protocols ask the entry
+what a method is, never its name. The hyper-parameters it takes are the class's ``get_params()``
+(besides ``n_components``) less the fixed ones, so a new method is its module plus that one entry;
+``tools/method_docs.py`` then writes the docs' tables from :data:`METHODS`.
 
 A method entry of an experiment is either a built-in name (the entry's ``method`` key, else its
 own name) or any scikit-learn-compatible estimator by import path (``estimator: "module:Class"``,
@@ -36,7 +39,7 @@ from sklearn.decomposition import PCA
 from sklearn.manifold import LocallyLinearEmbedding
 from sklearn.preprocessing import FunctionTransformer
 
-from .config import registry_method
+from .config import RAW_METHOD, registry_method
 from ..methods import (
     Fisherfaces,
     IsometricProjection,
@@ -63,25 +66,31 @@ from .neighbor_counts import (
     check_declaration,
 )
 
-__all__ = ["MethodSpec", "METHODS", "bound_reason", "end_reason", "estimator_factory", "factory_tags",
-           "make_estimator", "max_components", "method_spec"]
+__all__ = ["MethodSpec", "METHODS", "bound_reason", "end_reason", "entry_projects", "estimator_factory",
+           "factory_tags", "make_estimator", "max_components", "method_spec"]
+
+# Each bound's docstring is how the table of the registry (docs/methods.md) states it.
 
 
 def _rank_bound(n_samples: int, n_classes: int, n_features: int) -> int:
+    """min(n − 1, d)"""
     return max(min(n_samples - 1, n_features), 0)
 
 
 def _lda_bound(n_samples: int, n_classes: int, n_features: int) -> int:
+    """min(c − 1, n − c, d − c + 1)"""
     pca = n_features - (n_classes - 1)   # Fisherfaces' PCA step; min(d, n - c) when d <= c - 1
     pca = pca if pca >= 1 else min(n_features, n_samples - n_classes)
     return max(min(n_classes - 1, n_samples - n_classes, pca), 0)
 
 
 def _class_bound(n_samples: int, n_classes: int, n_features: int) -> int:
+    """min(c − 1, n − 1)"""
     return max(min(n_classes - 1, n_samples - 1), 0)
 
 
 def _raw_bound(n_samples: int, n_classes: int, n_features: int) -> int:
+    """d"""
     return n_features
 
 
@@ -112,6 +121,10 @@ class MethodSpec:
         it is fitted with.
     classifier : bool, default=False
         Whether it is a classifier with its own ``predict`` (LPK, GPK).
+    projects : bool
+        Whether it maps the data to new features (every method but ``raw``). One that does not is
+        the classifier on the input itself: no ``n_components``, no cross-validation, one
+        evaluation on every feature (a flat line in the curves).
     source : dict, optional
         Where an estimator by import path comes from (:func:`locproj.engine.own_methods.import_estimator`):
         recorded in every job's configuration.
@@ -140,6 +153,7 @@ class MethodSpec:
     bound: Callable[[int, int, int], int]
     ordered: bool = True
     classifier: bool = False
+    projects: bool = True
     source: dict | None = None
     neighbors: Mapping[str, str] = field(default_factory=dict)
     defaults: Mapping[str, object] = field(default_factory=dict)
@@ -165,7 +179,7 @@ class MethodSpec:
 
             check_params(self.params, params, self.source["estimator"])
             return self.factory(**params)
-        allowed = set(self.params) | ({"n_components"} if self.name != "raw" else set())
+        allowed = set(self.params) | ({"n_components"} if self.projects else set())
         unknown = set(params) - allowed
         if unknown:
             raise ValueError(f"method {self.name!r} does not take {sorted(unknown)}; it takes {sorted(allowed)}.")
@@ -301,7 +315,8 @@ METHODS: dict[str, MethodSpec] = {
     spec.name: spec
     for spec in [
         # the input itself: no parameter at all
-        MethodSpec("raw", FunctionTransformer, (), False, _raw_bound, tags=ProjectionTags(dimension=None)),
+        MethodSpec(RAW_METHOD, FunctionTransformer, (), False, _raw_bound, projects=False,
+                   tags=ProjectionTags(dimension=None)),
         _builtin("pca", PCA, False, _rank_bound, {"svd_solver": "full", "random_state": None},
                  tags=ProjectionTags(linear_map=True)),
         _builtin("lda", Fisherfaces, True, _lda_bound),
@@ -340,6 +355,14 @@ def _spec(name: str) -> MethodSpec:
     raise ValueError(f"unknown method {name!r}; known: {sorted(METHODS)}.")
 
 
+def entry_projects(entry_name: str, entry: dict | None) -> bool:
+    """Whether a method entry maps the data to new features (:attr:`MethodSpec.projects`): an entry by
+    import path does, a built-in method as its registry entry declares, whatever the entry's name;
+    nothing is imported."""
+    entry = entry or {}
+    return "estimator" in entry or _spec(registry_method(entry_name, entry)).projects
+
+
 def make_estimator(name: str, **params) -> BaseEstimator:
     """Build an unfitted estimator for config method ``name``.
 
@@ -348,7 +371,7 @@ def make_estimator(name: str, **params) -> BaseEstimator:
     name : str
         A built-in method's config name (a key of :data:`METHODS`).
     **params
-        Its hyper-parameters (``n_components`` allowed except for ``raw``).
+        Its hyper-parameters (``n_components`` allowed where it projects: not for ``raw``).
 
     Returns
     -------

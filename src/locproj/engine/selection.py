@@ -70,7 +70,6 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from locproj.engine.config import RAW_METHOD
 from locproj.core.evaluation import DEFAULT_MAX_BYTES, error_rates, predict_all_p, predict_at_p
 from locproj.engine.method_failures import check_output, failure_record, failure_text
 from locproj.engine.neighbor_counts import NeighborRule
@@ -759,8 +758,8 @@ def run_split(X_train, y_train, X_test, y_test, *, method, new_estimator=None, g
               ordered=True, on_error="raise", tags: ProjectionTags | None = None) -> SplitResult:
     """Resolve the grid, cross-validate, refit on the whole training part and test.
 
-    For ``method == 'raw'`` (or ``new_estimator is None``) there is no projection and no
-    CV: the classifier runs on the raw features and ``p`` is their number.
+    Without ``new_estimator`` (a method that projects nothing, such as ``raw``) there is no
+    projection and no CV: the classifier runs on the raw features and ``p`` is their number.
 
     Parameters
     ----------
@@ -769,7 +768,8 @@ def run_split(X_train, y_train, X_test, y_test, *, method, new_estimator=None, g
     method : str
         Method name (stored in the result).
     new_estimator : callable, optional
-        Estimator factory ``new_estimator(params) -> estimator``.
+        Estimator factory ``new_estimator(params) -> estimator``; None for a method that projects
+        nothing.
     grid_spec : mapping, optional
         Configuration grid, see :func:`resolve_grid`.
     m : int, optional
@@ -824,7 +824,7 @@ def run_split(X_train, y_train, X_test, y_test, *, method, new_estimator=None, g
         test_indices=None if test_indices is None else np.asarray(test_indices),
         n_folds=folds_for(y_train, n_folds), cv_seed=seed, p_max=p_max, meta=dict(meta or {}),
     )
-    if method == RAW_METHOD or new_estimator is None:
+    if new_estimator is None:
         return _raw_split(X_train, y_train, X_test, y_test, n_folds, seed, predict_options, common)
 
     neighbors = neighbors or NeighborRule()

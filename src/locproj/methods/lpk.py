@@ -1,6 +1,7 @@
-"""Global and Local Projection Kernels for SVMs (Gönen & Alpaydın 2010; paper 002): the estimator,
-whose ``fit`` is Algorithm 2 with Armijo's rule (§5) and the stopping rule of §6, on the maths of
-:mod:`locproj.methods._lpk_model`.
+"""Global and Local Projection Kernels for SVMs (Gönen & Alpaydın 2010; paper 002).
+
+The estimator, whose ``fit`` is Algorithm 2 with Armijo's rule (§5) and the stopping rule of §6, on
+the maths of :mod:`locproj.methods._lpk_model`.
 """
 
 from __future__ import annotations

@@ -61,7 +61,7 @@ from ..report import error_tables, writers
 from ..report.comparison import most_specific_reason
 from ..report.fidelity import FidelityPoint, Points, number, stand_in, statement_holds
 from ..engine.method_failures import check_output, configured_on_error
-from ..engine.config import RAW_METHOD, data_file, method_folders, registry_method, split_path, split_source
+from ..engine.config import data_file, method_folders, registry_method, split_path, split_source
 from ..engine.results import read_swept, write_swept
 from .base import (JobRule, Output, Protocol, estimator_source, failure_recorded, job_method,
                    table_outputs)
@@ -90,10 +90,12 @@ def entry_values(spec: dict, method: str) -> list[int]:
 
 def value_blocks(spec: dict, method: str) -> list[list[int]]:
     """A method entry's r values in blocks of ``values_per_job`` (default all): one job each; one
-    block for ``raw``, which computes its flat line once."""
+    block for a method that projects nothing (``raw``), which computes its flat line once."""
+    from ..engine.registry import entry_projects
+
     values = entry_values(spec, method)
-    raw = registry_method(method, spec["methods"][method]) == RAW_METHOD
-    size = len(values) if raw else (spec.get("values_per_job") or len(values))
+    projects = entry_projects(method, spec["methods"][method])
+    size = (spec.get("values_per_job") or len(values)) if projects else len(values)
     return [values[start:start + size] for start in range(0, len(values), size)]
 
 
@@ -169,12 +171,13 @@ def job_config(config: dict, experiment: str, dataset: str, method: str, block) 
 
 
 def method_kind(spec) -> str:
-    """``raw``, ``classifier`` (it fits its own SVM: gpk, lpk, or an entry's ``classifier``) or
-    ``projection``, for a :class:`locproj.engine.registry.MethodSpec` or a built-in method's name."""
+    """``raw`` (it projects nothing: the SVM on the input), ``classifier`` (it fits its own SVM: gpk,
+    lpk, or an entry's ``classifier``) or ``projection``, for a
+    :class:`locproj.engine.registry.MethodSpec` or a built-in method's name."""
     from ..engine.registry import method_spec
 
     spec = method_spec(spec, {}) if isinstance(spec, str) else spec
-    if spec.name == RAW_METHOD:
+    if not spec.projects:
         return "raw"
     return "classifier" if spec.classifier else "projection"
 

@@ -202,9 +202,17 @@ def test_a_private_crossing_is_caught():
 MAX_FUNCTION_LINES = 80
 
 
+def code_lines(function: ast.FunctionDef) -> int:
+    """A function's lines without its docstring (a numpydoc docstring lists every parameter)."""
+    first = function.body[0]
+    docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(
+        first.value.value, str)
+    return function.end_lineno - function.lineno + 1 - (first.end_lineno - first.lineno + 1 if docstring else 0)
+
+
 def test_no_function_is_longer_than_80_lines():
-    long = [f"{module}.{node.name}: {node.end_lineno - node.lineno + 1} lines"
+    long = [f"{module}.{node.name}: {code_lines(node)} lines"
             for module, source in sorted(project_sources().items()) for node in ast.walk(ast.parse(source))
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES]
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and code_lines(node) > MAX_FUNCTION_LINES]
     assert long == []
+    assert code_lines(ast.parse('def f():\n    """doc\n    more"""\n    return 1\n').body[0]) == 2

@@ -356,9 +356,23 @@ def _spec(name: str) -> MethodSpec:
 
 
 def entry_projects(entry_name: str, entry: dict | None) -> bool:
-    """Whether a method entry maps the data to new features (:attr:`MethodSpec.projects`): an entry by
-    import path does, a built-in method as its registry entry declares, whatever the entry's name;
-    nothing is imported."""
+    """Tell whether a method entry maps the data to new features (:attr:`MethodSpec.projects`).
+
+    An entry by import path does; a built-in method as its registry entry declares, whatever the
+    entry's name. Nothing is imported.
+
+    Parameters
+    ----------
+    entry_name : str
+        The entry's name in the experiment's ``methods``.
+    entry : dict or None
+        The entry (its ``method`` names the built-in method; ``estimator`` an import path).
+
+    Returns
+    -------
+    bool
+        Whether it projects (false for ``raw`` and any entry aliasing it).
+    """
     entry = entry or {}
     return "estimator" in entry or _spec(registry_method(entry_name, entry)).projects
 

@@ -77,7 +77,7 @@ def _with_code(rule, protocol, scripts):
 
     def code(wildcards):
         params = {name: value(wildcards) if callable(value) else value for name, value in rule.params.items()}
-        return job_code(protocol, protocol.job_method(params), rule.script, scripts)
+        return job_code(protocol, protocol.job_method(params), rule.script, scripts, protocol.job_estimator(params))
 
     return dataclasses.replace(rule, params={**rule.params, "code": code})
 
@@ -88,19 +88,22 @@ def aggregation_code(config: dict, experiment: str, scripts=None) -> str:
     return job_code(protocol_of(config["experiments"][experiment]), None, "aggregate.py", scripts)
 
 
-def job_code(protocol, spec, script: str, scripts=None) -> str:
+def job_code(protocol, spec, script: str, scripts=None, estimator=None) -> str:
     """The digest of the code a job of ``protocol`` runs (:mod:`locproj.engine.code_digests`): the
-    runner's and the protocol's modules, the module of its method (``spec``, a
-    :class:`~locproj.engine.registry.MethodSpec`, or None) with what it imports, its job ``script``
-    (found in the folder ``scripts`` unless absolute) and a user's method file."""
+    runner's and the protocol's modules, the modules of the classes of the ``estimator`` it builds
+    (default: its method ``spec``'s, a :class:`~locproj.engine.registry.MethodSpec`, with its
+    defaults; None: no method) with what they import, its job ``script`` (found in the folder
+    ``scripts`` unless absolute) and a user's method file."""
     from pathlib import Path
 
-    from .engine.code_digests import job_code_digest
+    from .engine.code_digests import estimator_modules, job_code_digest
 
     path = Path(script) if Path(script).is_absolute() or scripts is None else Path(scripts) / script
     method_code = (spec.source or {}).get("code_sha256") if spec is not None else None
-    return job_code_digest(type(protocol).__module__, path if path.is_file() else None,
-                           spec.module if spec is not None else None, method_code)
+    if estimator is None and spec is not None:
+        estimator = spec.factory()
+    methods = estimator_modules(estimator) if estimator is not None else ()
+    return job_code_digest(type(protocol).__module__, path if path.is_file() else None, methods, method_code)
 
 
 def job_config(config: dict, experiment: str, dataset: str, method: str, block=None) -> dict:

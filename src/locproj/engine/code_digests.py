@@ -28,6 +28,9 @@ RUNNER = ("locproj.experiments", "locproj.workflow")
 METHODS = "locproj.methods"
 #: What plans jobs and never computes a result: left out of every closure.
 PLANNING = ("locproj.engine.job_costs", "locproj.engine.code_digests")
+#: The modules of :data:`METHODS` every job runs whatever its method: the tags that model selection
+#: and the registry read.
+EVERY_JOB = ("locproj.methods.tags",)
 
 
 @functools.lru_cache(maxsize=None)
@@ -110,15 +113,29 @@ def _file_tree(path: Path) -> str:
     return ast.dump(_without_docstrings(ast.parse(Path(path).read_text(encoding="utf-8"))), include_attributes=False)
 
 
-@functools.lru_cache(maxsize=None)
-def job_code_digest(protocol_module: str, script: Path | None, method_module: str | None,
-                    method_code: str | None = None) -> str:
-    """The sha256 of the code of a job: the closure of the runner and ``protocol_module`` without
-    the methods, the closure of ``method_module`` (its estimator's module, when it is locproj's), the
-    job ``script`` (a file) and ``method_code`` (the digest of a user's method file, if any)."""
+def estimator_modules(estimator) -> tuple[str, ...]:
+    """The modules that define the classes of ``estimator`` and of every estimator nested in it (a
+    pipeline's steps, a meta-estimator's estimator: its parameters, deep), with their base classes,
+    sorted: the method side of the code a job runs (those outside locproj count by nothing)."""
+    estimators = [estimator] + [value for value in estimator.get_params(deep=True).values()
+                                if hasattr(value, "get_params") and not isinstance(value, type)]
+    return tuple(sorted({cls.__module__ for item in estimators for cls in type(item).__mro__}))
+
+
+def job_modules(protocol_module: str, method_modules: Iterable[str] = ()) -> set[str]:
+    """The locproj modules a job's code digest hashes: the closure of the runner and
+    ``protocol_module`` without the methods, the methods' modules every job runs (:data:`EVERY_JOB`)
+    and the closure of ``method_modules`` (:func:`estimator_modules` of the estimator it builds)."""
     modules = closure([*RUNNER, protocol_module], skip=(METHODS, *PLANNING))
-    if method_module:
-        modules |= closure([method_module], skip=PLANNING)
+    return modules | closure([*EVERY_JOB, *method_modules], skip=PLANNING)
+
+
+@functools.lru_cache(maxsize=None)
+def job_code_digest(protocol_module: str, script: Path | None, method_modules: tuple[str, ...] = (),
+                    method_code: str | None = None) -> str:
+    """The sha256 of the code of a job: the modules of :func:`job_modules`, the job ``script`` (a
+    file) and ``method_code`` (the digest of a user's method file, if any)."""
+    modules = job_modules(protocol_module, method_modules)
     digest = hashlib.sha256()
     for module in sorted(modules):
         digest.update(f"{module}\n{_parsed(module)[0]}\n".encode())

@@ -37,7 +37,8 @@ def _jobs():
             if protocol.name == "embedding":
                 for name, panel in spec["panels"].items():
                     if "method" in panel:
-                        found.setdefault(("panel", repr(sorted(panel.items()))), (experiment, protocol, {"panel": panel}))
+                        key = ("panel", repr(sorted(panel.items())))
+                        found.setdefault(key, (experiment, protocol, {"panel": panel}))
                 continue
             dataset = protocol.datasets(spec)[0]
             for method, entry in (spec.get("methods") or {}).items():

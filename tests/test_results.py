@@ -159,30 +159,43 @@ def _flip_inside(path, dataset: str) -> None:
     path.write_bytes(bytes(data))
 
 
-def test_every_fixed_size_array_carries_fletcher32_and_the_root_a_checksum(tmp_path):
-    from locproj.core.io import CHECKSUM_ATTRIBUTE, content_digest
+def test_the_header_holds_the_sha256_of_the_file_and_every_fixed_size_array_carries_fletcher32(tmp_path):
+    import hashlib
+
+    from locproj.core.io import HEADER_BYTES, HEADER_MAGIC
 
     write_result(tmp_path / "r.h5", _result(), PROVENANCE)
-    with h5py.File(tmp_path / "r.h5", "r") as handle:
+    data = (tmp_path / "r.h5").read_bytes()
+    assert data[:HEADER_BYTES] == (HEADER_MAGIC + hashlib.sha256(data[HEADER_BYTES:]).hexdigest().encode()).ljust(
+        HEADER_BYTES, b"\0")
+    with h5py.File(tmp_path / "r.h5", "r") as handle:          # any HDF5 reader: the header is its user block
+        assert handle.userblock_size == HEADER_BYTES
         arrays = {}
         handle.visititems(lambda name, obj: arrays.update({name: obj}) if isinstance(obj, h5py.Dataset) else None)
         for name, array in arrays.items():
             assert array.fletcher32 == (array.dtype.kind != "O"), name
-        assert not arrays["grid/reg"].fletcher32             # a string column: in the checksum instead
-        assert handle.attrs[CHECKSUM_ATTRIBUTE] == content_digest(handle)
-    assert CHECKSUM_ATTRIBUTE not in read_result(tmp_path / "r.h5")
+        assert not arrays["grid/reg"].fletcher32             # a string column: HDF5 cannot filter it
+
+
+def test_another_reader_of_a_flipped_array_meets_its_fletcher32_checksum(tmp_path):
+    path = tmp_path / "r.h5"
+    write_result(path, _result(test_predictions=np.arange(1000, 1500)), PROVENANCE)
+    _flip_inside(path, "test_predictions")
+    with h5py.File(path, "r") as handle, pytest.raises(OSError, match="filter returned failure"):
+        handle["test_predictions"][()]
 
 
 @pytest.mark.parametrize("predictions", [np.arange(1000, 1500), np.arange(500)])
 def test_flipped_bytes_inside_an_array_are_refused_naming_the_file_and_its_rebuild(tmp_path, predictions):
-    """Eight bytes inverted in the middle of the array: its Fletcher-32 checksum or, where the sum
-    cannot tell (0x0000 and 0xFFFF words are equal modulo 65535), the file's sha256 refuses it."""
+    """Eight bytes inverted in the middle of the array, small integers or not (Fletcher-32 cannot tell a
+    0x0000 word from 0xFFFF: both are 0 modulo 65535): the header's sha256 refuses the file."""
     from locproj.core.io import UnreadableFileError
 
     path = tmp_path / "r.h5"
     write_result(path, _result(test_predictions=predictions), PROVENANCE)
     _flip_inside(path, "test_predictions")
-    with pytest.raises(UnreadableFileError, match=r"damaged.*; rebuild it with `snakemake --cores 1 --force .*r\.h5`"):
+    with pytest.raises(UnreadableFileError, match=r"r\.h5 is damaged: its bytes do not match the sha256 its header "
+                                                 r"records .*; rebuild it with `snakemake --cores 1 --force .*r\.h5`"):
         read_result(path)
 
 
@@ -214,8 +227,8 @@ def test_a_file_without_a_checksum_is_read_with_one_warning(tmp_path, caplog):
     monkey.setattr(io, "_WARNED_UNCHECKED", [])
     for name in ("a.h5", "b.h5"):
         write_result(tmp_path / name, _result(), PROVENANCE)
-        with h5py.File(tmp_path / name, "r+") as handle:
-            del handle.attrs[io.CHECKSUM_ATTRIBUTE]
+        data = (tmp_path / name).read_bytes()
+        (tmp_path / name).write_bytes(bytes(io.HEADER_BYTES) + data[io.HEADER_BYTES:])     # as files written before
     with caplog.at_level("WARNING", logger="locproj.core.io"):
         assert read_result(tmp_path / "a.h5")["test_error"] == read_result(tmp_path / "b.h5")["test_error"] == 0.125
     monkey.undo()

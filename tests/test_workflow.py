@@ -253,8 +253,8 @@ def test_killing_snakemake_and_its_job_costs_only_that_job(workdir, tmp_path, wh
 ])
 def test_a_damaged_file_fails_its_reader_naming_it_and_the_rebuild_command(workdir, victim, damage):
     """Truncated to half, 8 bytes flipped inside an array (the data's ``X``, a result's
-    ``test_predictions``: its Fletcher-32 checksum) or an attribute rewritten through h5py (the root's
-    checksum): the job that reads the file fails naming it, and no table is written from it."""
+    ``test_predictions``) or an attribute rewritten through h5py: the sha256 in the file's header no
+    longer matches, the job that reads the file fails naming it, and no table is written from it."""
     assert snakemake(workdir, "tiny").returncode == 0
     path = workdir / victim
     if damage == "truncated":
@@ -276,7 +276,7 @@ def test_a_damaged_file_fails_its_reader_naming_it_and_the_rebuild_command(workd
     assert result.returncode != 0
     logs = "".join(p.read_text() for p in (workdir / "logs").rglob("*.log"))
     assert victim in logs and f"snakemake --cores 1 --force {victim}" in logs
-    assert "damaged" in logs if damage != "truncated" else "truncated or corrupt" in logs
+    assert f"{victim} is damaged: its bytes do not match the sha256 its header records" in logs
     assert "Traceback" not in logs and "Traceback" not in result.stderr   # a user error: its message alone
     assert not table.exists()                # no table from a broken input
 

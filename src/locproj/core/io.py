@@ -47,27 +47,29 @@ def writing_h5(path: str | os.PathLike, **options):
     the disk itself does not: when a write fails early, h5py crashes in ``File.close``
     (segmentation fault) and the temporary file stays behind.
 
-    Checksums: every dataset HDF5 can filter (an array of a fixed-size type) gets the Fletcher-32
-    filter, which HDF5 verifies whenever anyone reads the data; the root attribute
-    :data:`CHECKSUM_ATTRIBUTE`, written last, is the sha256 of the whole content (layout, attributes
-    and every dataset's values, :func:`content_digest`), which :func:`reading_h5` verifies on opening.
-    The sha256 covers the arrays too because Fletcher-32 sums 16-bit words modulo 65535, so a word
-    flipped from 0x0000 to 0xFFFF (the high bytes of small integers, inverted) leaves it unchanged.
+    Checksums: the file's first :data:`HEADER_BYTES` are an HDF5 user block, which HDF5 leaves to
+    its user, holding the sha256 of every byte after it (:func:`verify_file` checks it whenever
+    locproj opens the file); and every array HDF5 can filter (of a fixed-size type) carries the
+    Fletcher-32 filter, which HDF5 checks whenever any program reads the array.
     """
     import io
 
     import h5py
 
     buffer = io.BytesIO()
-    with h5py.File(buffer, "w", **options) as handle:
+    with h5py.File(buffer, "w", userblock_size=HEADER_BYTES, **options) as handle:
         yield _Checksummed(handle)
-        handle.attrs[CHECKSUM_ATTRIBUTE] = content_digest(handle)
+    content = buffer.getbuffer()[HEADER_BYTES:]
+    header = (HEADER_MAGIC + hashlib.sha256(content).hexdigest().encode()).ljust(HEADER_BYTES, b"\0")
     with atomic_path(path) as tmp, open(tmp, "wb") as out:
-        out.write(buffer.getbuffer())
+        out.write(header)
+        out.write(content)
 
 
-#: The root attribute holding :func:`content_digest` of a file :func:`writing_h5` wrote.
-CHECKSUM_ATTRIBUTE = "checksum_sha256"
+#: The size of the header (an HDF5 user block) of the files :func:`writing_h5` writes.
+HEADER_BYTES = 512
+#: How the header starts; the sha256 of the rest of the file follows, in hex.
+HEADER_MAGIC = b"locproj sha256 "
 
 
 class _Checksummed:
@@ -79,8 +81,11 @@ class _Checksummed:
     def create_dataset(self, name, shape=None, dtype=None, data=None, **options):
         import numpy as np
 
-        if data is not None and np.ndim(data) > 0 and np.asarray(data).dtype.kind != "O":
-            options.setdefault("fletcher32", True)   # HDF5 filters neither scalars nor variable-length strings
+        array = None if data is None else np.asarray(data)
+        # HDF5 filters neither scalars nor variable-length strings; one chunk each, as they are read whole
+        if array is not None and array.ndim > 0 and array.size > 0 and array.dtype.kind != "O":
+            options.setdefault("fletcher32", True)
+            options.setdefault("chunks", array.shape)
         return self._group.create_dataset(name, shape=shape, dtype=dtype, data=data, **options)
 
     def create_group(self, name, **options):
@@ -96,40 +101,6 @@ class _Checksummed:
         return getattr(self._group, name)
 
 
-def content_digest(handle) -> str:
-    """The sha256 of an open HDF5 file's content: the name and kind of every group and dataset (so
-    that none can be removed or renamed unseen), every dataset's type, shape and values, and every
-    attribute but :data:`CHECKSUM_ATTRIBUTE` of the root; names in sorted order."""
-    import h5py
-
-    digest = hashlib.sha256()
-    objects = {"/": handle}
-
-    def collect(name, obj):   # returns None: visititems stops at the first value that is not None
-        objects[f"/{name}"] = obj
-
-    handle.visititems(collect)
-    for name in sorted(objects):
-        obj = objects[name]
-        if isinstance(obj, h5py.Dataset):
-            digest.update(f"dataset {name}\n".encode() + _value_bytes(obj[()]))
-        else:
-            digest.update(f"group {name}\n".encode())
-        for key in sorted(obj.attrs):
-            if not (name == "/" and key == CHECKSUM_ATTRIBUTE):
-                digest.update(f"attribute {key}\n".encode() + _value_bytes(obj.attrs[key]))
-    return digest.hexdigest()
-
-
-def _value_bytes(value) -> bytes:
-    import numpy as np
-
-    array = np.asarray(value)
-    if array.dtype.kind == "O":
-        return repr(array.tolist()).encode()
-    return f"{array.dtype.str}{array.shape}".encode() + np.ascontiguousarray(array).tobytes()
-
-
 class UnreadableFileError(UserError):
     """A pipeline file that exists but cannot be read: truncated, corrupt or of another layout."""
 
@@ -141,51 +112,43 @@ def rebuild_hint(path) -> str:
 
 def unreadable_message(path, error: BaseException, what: str = "") -> str:
     """Why a pipeline file (``what``, e.g. "dataset file ") could not be read, missing or truncated
-    or corrupt or failing its checksum, and how to rebuild it."""
-    if not Path(path).exists():
-        state = "it does not exist"
-    elif "filter returned failure" in str(error):
-        state = "its data fail their Fletcher-32 checksum: the file is damaged"
-    else:
-        state = "it is truncated or corrupt"
+    or corrupt, and how to rebuild it."""
+    state = "it does not exist" if not Path(path).exists() else "it is truncated or corrupt"
     return f"cannot read {what}{path} ({type(error).__name__}: {error}): {state}; {rebuild_hint(path)}"
 
 
-def verify_checksum(handle, path) -> None:
-    """Raise :class:`UnreadableFileError` naming ``path`` and its fix when the open file ``handle``
-    does not match its :data:`CHECKSUM_ATTRIBUTE`; a file written without one (before checksums
-    were written) is read with a warning, once a process."""
-    recorded = handle.attrs.get(CHECKSUM_ATTRIBUTE)
-    if recorded is None:
+def verify_file(path: str | os.PathLike) -> None:
+    """Check a file :func:`writing_h5` wrote against the sha256 in its header: a mismatch (bytes
+    changed or cut off on disk, or the file rewritten by another program) is an
+    :class:`UnreadableFileError` naming it and its fix. A file without the header (written before
+    files carried one) is read with a warning, once a process. A missing file raises ``OSError``."""
+    with open(path, "rb") as handle:
+        data = handle.read()
+    if not data.startswith(HEADER_MAGIC):
         if not _WARNED_UNCHECKED:
             _WARNED_UNCHECKED.append(str(path))
-            log.warning("%s has no checksum (written before result files carried one): read unverified; "
-                        "rerun its target to rewrite such files with checksums", path)
+            log.warning("%s has no checksum (written before files carried one): read unverified; rerun its "
+                        "target to rewrite such files with checksums", path)
         return
-    if content_digest(handle) != (recorded.decode() if isinstance(recorded, bytes) else recorded):
-        raise UnreadableFileError(f"{path} is damaged: its content does not match its checksum "
-                                  f"({CHECKSUM_ATTRIBUTE}); {rebuild_hint(path)}")
+    recorded = data[len(HEADER_MAGIC): len(HEADER_MAGIC) + 64].decode("ascii", "replace")
+    if hashlib.sha256(memoryview(data)[HEADER_BYTES:]).hexdigest() != recorded:
+        raise UnreadableFileError(f"{path} is damaged: its bytes do not match the sha256 its header records (cut "
+                                  f"off or changed on disk, or rewritten by another program); {rebuild_hint(path)}")
 
 
 _WARNED_UNCHECKED: list[str] = []
 
 
-def root_attrs(handle) -> dict:
-    """The root attributes of an open HDF5 file of the pipeline, without its checksum."""
-    return {key: value for key, value in handle.attrs.items() if key != CHECKSUM_ATTRIBUTE}
-
-
 @contextlib.contextmanager
 def reading_h5(path: str | os.PathLike):
-    """Open an HDF5 file written by the pipeline for reading, its checksum verified
-    (:func:`verify_checksum`; the Fletcher-32 checksums of its arrays as they are read); a file that
-    cannot be opened, is damaged or lacks what the reader looks up raises
-    :class:`UnreadableFileError` naming it and its fix."""
+    """Open an HDF5 file written by the pipeline for reading, its checksum verified first
+    (:func:`verify_file`); a file that is missing, damaged, cannot be opened or lacks what the reader
+    looks up raises :class:`UnreadableFileError` naming it and its fix."""
     import h5py
 
     try:
+        verify_file(path)
         with h5py.File(path, "r") as handle:
-            verify_checksum(handle, path)
             yield handle
     except (OSError, KeyError) as error:
         raise UnreadableFileError(unreadable_message(path, error)) from error
@@ -195,7 +158,7 @@ def file_problem(path: str | os.PathLike) -> str | None:
     """What is wrong with a pipeline HDF5 file, or None when it is whole: missing, unreadable, or
     failing a checksum (:func:`reading_h5` verifies them all, as every reader does)."""
     if not Path(path).exists():
-        return f"{path}: missing; rebuild it with `snakemake --cores 1 --force {path}`, then rerun your target"
+        return f"{path}: missing; {rebuild_hint(path)}"
     try:
         with reading_h5(path):
             return None

@@ -22,7 +22,7 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from ..core.io import sha256_file, unreadable_message, root_attrs, verify_checksum, writing_h5
+from ..core.io import sha256_file, unreadable_message, verify_file, writing_h5
 from .errors import DataError
 from .images import jpeg_round_trip, resize_images
 from .readers import FORMATS, RawData, class_names, read_dataset
@@ -176,12 +176,12 @@ def read_dataset_file(path: str | Path) -> Dataset:
         Its data and attributes.
     """
     try:
+        verify_file(path)
         with h5py.File(path, "r") as h5:
-            verify_checksum(h5, path)
             X = h5["X"][()]
             y = h5["y"][()] if "y" in h5 else None
             groups = h5["groups"][()] if "groups" in h5 else None
-            attrs = {k: _plain(v) for k, v in root_attrs(h5).items()}
+            attrs = {k: _plain(v) for k, v in h5.attrs.items()}
     except (OSError, KeyError) as error:
         raise DataError(unreadable_message(path, error, what="dataset file ")) from error
     shape = tuple(int(v) for v in attrs.pop("image_shape", ())) or None

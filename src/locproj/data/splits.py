@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.io import reading_h5, root_attrs, writing_h5
+from ..core.io import reading_h5, writing_h5
 from .errors import DataError
 
 
@@ -206,7 +206,7 @@ def read_splits(path: str | Path) -> dict:
         validation)`` arrays) when the file holds them.
     """
     with reading_h5(path) as h5:
-        out = {"train": h5["train"][()], "test": h5["test"][()], "attrs": root_attrs(h5)}
+        out = {"train": h5["train"][()], "test": h5["test"][()], "attrs": dict(h5.attrs)}
         if "folds" in h5:
             out["folds"] = [(h5[f"folds/{k}/fit"][()], h5[f"folds/{k}/validation"][()])
                             for k in sorted(h5["folds"], key=int)]

@@ -20,6 +20,8 @@ import hashlib
 from collections.abc import Iterable
 from pathlib import Path
 
+from .syntax_trees import without_docstrings
+
 #: The folder holding the ``locproj`` package.
 SOURCE_ROOT = Path(__file__).resolve().parents[2]
 #: The job's runner: what every job script imports.
@@ -46,16 +48,6 @@ def _known_modules() -> frozenset[str]:
 def _module_file(module: str) -> Path:
     base = SOURCE_ROOT.joinpath(*module.split("."))
     return base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
-
-
-def _without_docstrings(tree: ast.AST) -> ast.AST:
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-            body = node.body
-            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-                    and isinstance(body[0].value.value, str):
-                node.body = body[1:] or [ast.Pass()]
-    return tree
 
 
 def imported_modules(module: str, tree: ast.AST, known, is_package: bool) -> set[str]:
@@ -89,7 +81,7 @@ def _parsed(module: str) -> tuple[str, frozenset[str]]:
     """A module's syntax tree without docstrings (dumped) and the locproj modules it imports."""
     tree = ast.parse(_module_file(module).read_text(encoding="utf-8"))
     imported = imported_modules(module, tree, _known_modules(), _module_file(module).name == "__init__.py")
-    return ast.dump(_without_docstrings(tree), include_attributes=False), frozenset(imported)
+    return ast.dump(without_docstrings(tree), include_attributes=False), frozenset(imported)
 
 
 def _in(module: str, package: str) -> bool:
@@ -110,7 +102,7 @@ def closure(roots: Iterable[str], skip: Iterable[str] = ()) -> set[str]:
 
 
 def _file_tree(path: Path) -> str:
-    return ast.dump(_without_docstrings(ast.parse(Path(path).read_text(encoding="utf-8"))), include_attributes=False)
+    return ast.dump(without_docstrings(ast.parse(Path(path).read_text(encoding="utf-8"))), include_attributes=False)
 
 
 def estimator_modules(estimator) -> tuple[str, ...]:

@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 
 from ..errors import UserError
-from .code_digests import _without_docstrings
+from .syntax_trees import without_docstrings
 
 
 class MethodImportError(UserError):
@@ -97,7 +97,7 @@ def code_digest(path: Path, search=()) -> str:
         if file in trees:
             continue
         tree = ast.parse(file.read_text(encoding="utf-8"), filename=str(file))
-        trees[file] = ast.dump(_without_docstrings(copy.deepcopy(tree)), include_attributes=False)
+        trees[file] = ast.dump(without_docstrings(copy.deepcopy(tree)), include_attributes=False)
         folders = [file.parent, *map(Path, search)]
         todo += [found for name in _local_imports(tree) if (found := local_file(name, folders)) is not None]
     digest = hashlib.sha256()

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 import h5py
 import numpy as np
 
-from ..core.io import reading_h5, root_attrs, writing_h5
+from ..core.io import reading_h5, writing_h5
 
 
 
@@ -155,7 +155,7 @@ def read_result(path) -> dict:
         (:func:`write_failure`) gives its attributes with :data:`FAILED_RESULT`'s empty numbers.
     """
     with reading_h5(path) as handle:
-        out = {name: plain(value) for name, value in root_attrs(handle).items()}
+        out = {name: plain(value) for name, value in handle.attrs.items()}
         if out.get("failed"):
             return {**FAILED_RESULT, **out}
         for name in ("params", "capped", "classifier_params"):
@@ -184,7 +184,7 @@ def read_swept(path, names) -> tuple[dict, dict]:
     """The root attributes and the arrays ``names`` of a file of :func:`write_swept`; a failure
     (:func:`write_failure`) gives its attributes and no arrays."""
     with reading_h5(path) as h5:
-        attrs = root_attrs(h5)
+        attrs = dict(h5.attrs)
         return attrs, ({} if attrs.get("failed") else {name: h5[name][()] for name in names})
 
 
@@ -200,5 +200,5 @@ def failures(paths) -> list[dict]:
     for path in paths:
         with reading_h5(path) as h5:
             if h5.attrs.get("failed", False):
-                found.append({name: plain(value) for name, value in root_attrs(h5).items()})
+                found.append({name: plain(value) for name, value in h5.attrs.items()})
     return found

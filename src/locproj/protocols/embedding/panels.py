@@ -9,7 +9,7 @@ import json
 import h5py
 import numpy as np
 
-from ...core.io import reading_h5, root_attrs, writing_h5
+from ...core.io import reading_h5, writing_h5
 from .checks import nearest_mean_errors, order_checks, settled_iteration, tau_stop
 from .options import DEFAULT_SERIES, IMAGE_KINDS, basis_sources, check_panel, fit_params, method_entry
 from .samples import coordinates, holdout_panel_split, novel_split, per_class_split, sample_positions, select_samples
@@ -400,7 +400,7 @@ def read_panel(path) -> dict:
     """
     with reading_h5(path) as h5:
         result = {name: h5[name][()] for name in h5}
-        for key, value in root_attrs(h5).items():
+        for key, value in h5.attrs.items():
             result[key] = value.decode() if isinstance(value, bytes) else value
     result["image_shape"] = tuple(int(v) for v in result.get("image_shape", ())) or None
     result["class_names"] = [v.decode() if isinstance(v, bytes) else str(v) for v in result.get("class_names", [])]

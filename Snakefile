@@ -41,6 +41,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/splits.smk"
 include: "workflow/rules/experiments.smk"
+include: "workflow/rules/verify.smk"
 
 
 rule all:

@@ -12,7 +12,8 @@ Each line is ``path<TAB>item<TAB>sha256``, sorted:
 
 Left out as measured rather than computed: the ranks' ``timing.*``, any array or attribute whose
 name ends in ``seconds``, the ``version_*`` attributes and those naming the code (``code_digest``,
-``git_commit``, ``git_dirty``); and figures (``*.png``, ``*.pdf``) and logs.
+``git_commit``, ``git_dirty``); the file's own checksum (``checksum_sha256``, which covers those
+too; the arrays' Fletcher-32 checksums are no values); and figures (``*.png``, ``*.pdf``) and logs.
 Two runs of the same workflow that computed the same results give the same lines.
 """
 
@@ -27,9 +28,11 @@ import numpy as np
 import yaml
 
 MEASURED_FILES = ("timing.csv", "timing.md")
-#: What names the code that made a result (locproj.core._io.code_provenance): provenance, which
+#: What names the code that made a result (locproj.core.io.code_provenance): provenance, which
 #: moves with every commit, not a result.
 PROVENANCE_OF_CODE = ("code_digest", "git_commit", "git_dirty")
+#: A result file's checksum (locproj.core.io.CHECKSUM_ATTRIBUTE): it covers the measured attributes too.
+CHECKSUM = "checksum_sha256"
 SKIPPED_SUFFIXES = (".png", ".pdf", ".log", ".tmp")
 
 
@@ -39,7 +42,7 @@ def digest(data: bytes) -> str:
 
 def measured(name: str) -> bool:
     leaf = name.rsplit("/", 1)[-1]
-    return leaf.endswith("seconds") or leaf.startswith("version_") or leaf in PROVENANCE_OF_CODE
+    return leaf.endswith("seconds") or leaf.startswith("version_") or leaf in (*PROVENANCE_OF_CODE, CHECKSUM)
 
 
 def array_bytes(value) -> bytes:

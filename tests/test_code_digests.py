@@ -13,7 +13,7 @@ import pytest
 from locproj.engine import code_digests
 from locproj.engine.registry import METHODS
 from locproj.experiments import job_code, job_rules
-from locproj.protocols import protocol_named
+from locproj.protocols import protocol_named, protocol_of
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "workflow" / "scripts"
@@ -146,3 +146,38 @@ def test_a_panel_without_a_method_has_the_digest_of_its_protocol_alone():
     embedding = protocol_named("embedding")
     assert embedding.job_method({"panel": {"kind": "samples", "dataset": "d"}}) is None
     assert embedding.job_method({"panel": {"kind": "embedding", "dataset": "d", "method": "pca"}}).name == "pca"
+
+
+def config_job_digests(config: dict) -> dict[tuple[str, str], str]:
+    """(experiment, method entry) -> the code digest of its jobs, as their rules compute it."""
+    for cached in (code_digests._parsed, code_digests.job_code_digest):
+        cached.cache_clear()
+    found = {}
+    for experiment, spec in config["experiments"].items():
+        protocol = protocol_of(spec)
+        if protocol.name == "embedding":
+            continue
+        dataset = protocol.datasets(spec)[0]
+        for method in spec.get("methods") or {}:
+            params = {"job": protocol.job_config(config, experiment, dataset, method, [2])}
+            found[experiment, method] = job_code(protocol, protocol.job_method(params), "run_job.py", SCRIPTS,
+                                                 protocol.job_estimator(params))
+    return found
+
+
+def test_an_edit_of_the_pca_first_step_reruns_exactly_the_jobs_that_run_it(package):
+    from locproj.engine.config_files import load_config
+
+    config = load_config(ROOT)
+    before = config_job_digests(config)
+    edit(package / "methods" / "linear.py", '        """Fit the PCA on ``X`` (``y`` is ignored)."""\n',
+         '        """Fit the PCA on ``X`` (``y`` is ignored)."""\n        X = X\n')
+    after = config_job_digests(config)
+    moved = {key for key in before if before[key] != after[key]}
+    uses_pca_first = {key for key in before
+                      if (config["experiments"][key[0]]["methods"][key[1]] or {}).get("pca_first")}
+    lda = {key for key in before if (config["experiments"][key[0]]["methods"][key[1]] or {}).get("method", key[1])
+           in ("lda", "fisherfaces")}
+    assert {("matrix", "nca"), ("matrix", "lsda"), ("matrix", "olpp")} <= uses_pca_first
+    assert any(experiment.startswith("lpk") and "lfda" in method for experiment, method in uses_pca_first)
+    assert lda and moved == uses_pca_first | lda

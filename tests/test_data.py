@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import scipy.io
 
-from locproj.core._io import sha256_file
+from locproj.core.io import sha256_file
 from locproj.data import (
     DataError, derive_view, fetch_file, make_splits, per_class_splits, prepare_dataset, read_dataset_file,
     read_splits, relabel, write_splits,

@@ -10,8 +10,10 @@ and the fix.  Throughout: nothing reaches file descriptor 2 (BLAS/LAPACK print t
 The estimators come from the method registry (:func:`registry_factories`): every built-in method of
 ``registry.METHODS`` but scikit-learn's own, under its registry name, with its registry defaults and
 the test's small neighbourhood set through its declaration (``spec.neighbours``), so that a new
-method meets the contract with no edit here (in the general case of each test, a correct fit
-without a warning, until a category below names it).  :data:`VARIANTS` adds other options.
+method meets the contract with no edit here.  :data:`VARIANTS` adds other options.  The categories
+that decide what a test expects of a method (a supervised kNN graph, a classifier, c - 1 components,
+...) follow from its registry entry and its class; a method in none of them meets each test's
+general case, a correct fit without a warning.
 
 ``lpk`` and ``gpk`` (``LocalProjectionKernelSVC``, paper 002) are binary classifiers: they get
 the labels merged into two (:func:`labels`), and their ``decision_function``, ``predict``,
@@ -32,9 +34,9 @@ import numpy as np
 import pytest
 
 from locproj.engine import registry
-from locproj.engine.neighbor_counts import BETWEEN_CLASS_PAIRS
+from locproj.engine.neighbor_counts import ALL_POINTS, BETWEEN_CLASS_PAIRS, WITHIN_CLASS
 from locproj.methods import IsometricProjection, KernelLPP
-from locproj.methods._base import RankDeficiencyWarning
+from locproj.methods._base import GraphEmbeddingTransformer, RankDeficiencyWarning
 from locproj.methods._lpk_model import gating
 
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
@@ -86,33 +88,61 @@ VARIANTS = {
     "srda_lsqr": ("srda", {"solver": "lsqr", "tol": 1e-12}),
 }
 
-# name -> factory(n_neighbors); small neighbourhoods so that classes of 3-4 samples fit.  Every
-# method of the registry (lpk and gpk are binary classifiers without neighbours, seeded; fisherfaces
-# is lda, isometric projection is unsupervised by default), then the variants
-FACTORIES = {
-    **registry_factories(),
-    **{name: functools.partial(build, registry.METHODS[method], options=options)
-       for name, (method, options) in VARIANTS.items()},
+# name -> (registry entry, options on top of its defaults): every method of the registry (lpk and gpk
+# are binary classifiers without neighbours, seeded; fisherfaces is lda, isometric projection is
+# unsupervised by default), then the variants
+DECLARED = {
+    **{name: (factory.args[0], {}) for name, factory in registry_factories().items()},
+    **{name: (registry.METHODS[method], options) for name, (method, options) in VARIANTS.items()},
 }
+# name -> factory(n_neighbors); small neighbourhoods so that classes of 3-4 samples fit
+FACTORIES = {name: functools.partial(build, spec, options=options) for name, (spec, options) in DECLARED.items()}
 NAMES = list(FACTORIES)
-# The categories below need per-method knowledge: a method in none of them meets the contract's
-# general case (a correct fit, no warning) wherever a test's branches name no category.
+
+# The categories follow from what each method's registry entry declares (with its options) and from
+# its class, so that a new method falls into them with no edit here; a method in none of them meets
+# the contract's general case (a correct fit, no warning) wherever a test's branches name no category.
+# Where a method departs from its declaration, it is named below.
+
+# a group of at most n_neighbors + 1 points is a complete graph (IsoP.m): any class size, any k
+COMPLETE_WHEN_SMALL = [name for name in NAMES if isinstance(FACTORIES[name](2), IsometricProjection)]
+# what a fit counts n_neighbors among, where its declaration says otherwise (None: no count it refuses):
+# SLLE with 0 < alpha < 1 takes neighbours among all points (other classes at a distance); LFDA caps its
+# local scaling at the class's size; LSDA's 0 links every pair; isometric projection, complete when small
+COUNTED_OTHERWISE = {"slle_alpha_half": ALL_POINTS, "lfda": None, "lsda_all_pairs": None,
+                     **dict.fromkeys(COMPLETE_WHEN_SMALL)}
+# SLLE with one class is plain LLE, with a warning (test_one_class_unsupervised_and_slle), not refused
+ONE_CLASS_ACCEPTED = ["slle_alpha_half"]
+
+
+def neighbor_count(name: str) -> str | None:
+    """What the fit of ``name`` counts its ``n_neighbors`` among: its registry declaration, its
+    ``supervised`` option deciding a conditional one, unless :data:`COUNTED_OTHERWISE` says otherwise."""
+    if name in COUNTED_OTHERWISE:
+        return COUNTED_OTHERWISE[name]
+    spec, options = DECLARED[name]
+    return spec.neighbor_rule(options).kind("n_neighbors")
+
+
+def uses_labels(name: str) -> bool:
+    """Whether the fit of ``name`` uses the labels: its ``supervised`` parameter, else its registry entry's."""
+    spec, options = DECLARED[name]
+    return {**spec.defaults, **options}.get("supervised", spec.supervised)
+
+
 # linear projections whose components come from the solver's PCA space (rank of the centred data);
 # OLPP's sequential solve uses the same PCA basis and the same checks
-SOLVER_LINEAR = ["lpp", "lpp_unsupervised", "llp", "lea", "lea_d_to_1", "lfda", "lsda", "lsda_all_pairs", "mfa",
-                 "mfa_one_pair", "olpp", "olpp_unsupervised", "isop_supervised", "isop"]
+SOLVER_LINEAR = [name for name in NAMES if isinstance(FACTORIES[name](2), GraphEmbeddingTransformer)]
 # supervised kNN graphs: every class needs more than n_neighbors samples
-SUPERVISED_KNN = ["lpp", "klpp", "llp", "lea", "lea_d_to_1", "mfa", "mfa_one_pair", "olpp"]
-# ... of which MFA has no supervised=False to suggest: its intrinsic graph is within-class by definition
-ALWAYS_SUPERVISED_KNN = ["mfa", "mfa_one_pair"]
+SUPERVISED_KNN = [name for name in NAMES if neighbor_count(name) == WITHIN_CLASS]
+# ... of which those without supervised=False to suggest (MFA: its intrinsic graph is within-class by definition)
+ALWAYS_SUPERVISED_KNN = [name for name in SUPERVISED_KNN if "supervised" not in DECLARED[name][0].params]
 # unsupervised kNN graphs (LSDA's of all points, labels ignored; LLE's): more than n_neighbors samples
-UNSUPERVISED_KNN = ["lpp_unsupervised", "lle", "slle_alpha_half", "olpp_unsupervised", "lsda"]
-# c - 1 components from the class means, not the rank of the data
-SRDA = ["srda", "srda_lsqr"]
-# a group of at most n_neighbors + 1 points is a complete graph (IsoP.m): any class size, any k
-COMPLETE_WHEN_SMALL = ["isop_supervised", "isop"]
-BINARY = ["lpk", "gpk"]
-SUPERVISED = SUPERVISED_KNN + ["lfda", "lda", "lsda", "lsda_all_pairs", "isop_supervised"] + SRDA + BINARY
+UNSUPERVISED_KNN = [name for name in NAMES if neighbor_count(name) == ALL_POINTS]
+# c - 1 components from the class means, not the rank of the data: the registry's bound on 3 classes in 1 dimension
+CLASS_BOUND = [name for name in NAMES if DECLARED[name][0].max_components(100, 3, 1) == 2]
+BINARY = [name for name in NAMES if DECLARED[name][0].classifier]
+SUPERVISED = [name for name in NAMES if uses_labels(name) and name not in ONE_CLASS_ACCEPTED]
 
 
 def make(name: str, n_neighbors: int = 2, **params):
@@ -219,7 +249,7 @@ def test_n_components_above_the_rank_is_refused(name):
         fit_transform(make(name, n_components=3), X, y)
 
 
-@pytest.mark.parametrize("name", SRDA)
+@pytest.mark.parametrize("name", CLASS_BOUND)
 def test_srda_rank_below_c_minus_1_warns(name):
     # Inherently different: SRDA always has c - 1 components (one ridge regression per class
     # response), not the rank; on rank-one data its 2 columns span 1 dimension, which it says
@@ -340,7 +370,7 @@ def test_mfa_penalty_cholesky_failure_is_explained(monkeypatch):
 def test_identical_classes(name):
     X, _ = data(n_per_class=6, n_classes=1)
     X, y = np.vstack([X, X]), np.repeat([0, 1], 6)
-    if name == "lda" or name in SRDA:  # LDA's between-class scatter is 0
+    if name == "lda" or name in CLASS_BOUND:  # LDA's between-class scatter is 0
         with pytest.raises(ValueError, match="class means coincide.*check the labels"):
             fit_transform(make(name), X, y)
     elif name == "mfa_one_pair":  # each class's shortest between-class pair is one point under two labels
@@ -360,7 +390,7 @@ def test_identical_classes(name):
 @pytest.mark.parametrize("name", SUPERVISED)
 def test_one_class_is_refused(name):
     X, _ = data()
-    has_switch = name in SUPERVISED_KNN + ["isop_supervised"] and name not in ALWAYS_SUPERVISED_KNN
+    has_switch = "supervised" in DECLARED[name][0].params
     fix = "or set supervised=False" if has_switch else r"two classes\.$"
     with pytest.raises(ValueError, match=f"needs at least 2 classes in y, got 1 \\(class 0\\).*{fix}"):
         fit_transform(make(name), X, np.zeros(len(X), dtype=int))
@@ -625,3 +655,13 @@ def test_every_registry_method_is_here():
         example = build(spec, 2)
         assert (type(example), repr(example)) in cases, name
     assert {method for method, _ in VARIANTS.values()} <= set(derived)
+
+
+def test_every_departure_from_a_declaration_is_one():
+    """The methods named as departing from their registry entry exist and do depart from it: what their
+    n_neighbors counts is not what they declare; those that accept one class use the labels."""
+    for name, counted in COUNTED_OTHERWISE.items():
+        spec, options = DECLARED[name]
+        assert spec.neighbor_rule(options).kind("n_neighbors") not in (None, counted), name
+    assert all(uses_labels(name) for name in ONE_CLASS_ACCEPTED)
+    assert SUPERVISED_KNN and UNSUPERVISED_KNN and SOLVER_LINEAR and CLASS_BOUND and BINARY and COMPLETE_WHEN_SMALL

@@ -1,7 +1,8 @@
 """The table of data formats (locproj.data.readers.FORMATS), the one place a format is declared:
 the config schema takes its names without listing them, an unknown name fails at start-up, the
 suffixes load_dataset tells a format by come from it (one format a suffix), docs/data-formats.md
-lists it; and the guide's worked example: a LIBSVM reader added at run time."""
+lists it, and docs/own-data.md explains the options of those it lists; and the guide's worked
+example: a LIBSVM reader added at run time."""
 
 from __future__ import annotations
 
@@ -62,8 +63,8 @@ def test_an_unknown_format_fails_at_start_up_naming_the_dataset_and_the_formats(
 
 
 def test_each_suffix_belongs_to_one_format():
-    assert suffix_formats() == {".csv": "csv", ".txt": "csv", ".tsv": "tsv", ".tab": "tsv", ".npz": "npz",
-                                ".mat": "mat"}
+    assert suffix_formats() == {suffix: name for name, form in FORMATS.items() for suffix in form.suffixes}
+    assert {".csv", ".txt", ".tsv", ".tab", ".npz", ".mat"} <= set(suffix_formats())
     claimed = [suffix for form in FORMATS.values() for suffix in form.suffixes]
     assert len(claimed) == len(set(claimed)), f"a suffix claimed by two formats: {sorted(claimed)}"
 
@@ -119,6 +120,16 @@ def test_the_guide_names_every_suffix_in_its_formats_row():
         shown = set(re.findall(r"`(\.\w+)`", reads))
         for name in re.findall(r"`(\w+)`", names):
             assert set(FORMATS[name].suffixes) <= shown, f"docs/data-formats.md, row of {name}: {reads}"
+
+
+def test_the_user_guide_explains_every_option_of_the_formats_it_lists():
+    rows = re.findall(r"^\| (`.*?) \| .*? \| (.*?) \|$", (DOCS / "own-data.md").read_text(), flags=re.M)
+    assert rows
+    for names, options in rows:
+        for name in re.findall(r"`(\w+)`", names):
+            assert name in FORMATS, f"docs/own-data.md lists {name!r}, which FORMATS does not have"
+            missing = set(FORMATS[name].options) - set(re.findall(r"`(\w+)", options))
+            assert not missing, f"docs/own-data.md, row of {name}: no word on {sorted(missing)}"
 
 
 @pytest.mark.parametrize("name", list(FORMATS))

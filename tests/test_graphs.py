@@ -11,7 +11,7 @@ from sklearn.kernel_ridge import KernelRidge
 from locproj.core import neighbor_graphs
 from locproj.core.class_graphs import class_block_graph, local_scaling_affinity, marginal_pairs_graph
 from locproj.core.neighbor_graphs import (
-    _PRECOMPUTED_MAX,
+    PRECOMPUTED_GROUP_MAX,
     binary_weights,
     double_centered_squares,
     geodesic_graph,
@@ -294,7 +294,7 @@ def test_duplicate_points_are_neighbors_at_distance_zero():
 
 def test_large_groups_find_the_nearest_with_exact_distances():
     rng = np.random.default_rng(10)
-    X = rng.standard_normal((_PRECOMPUTED_MAX + 20, 3))
+    X = rng.standard_normal((PRECOMPUTED_GROUP_MAX + 20, 3))
     nbhd = kneighbors(X, 4)
     d = ((X[:, None] - X[None]) ** 2).sum(-1)
     np.fill_diagonal(d, np.inf)
@@ -332,7 +332,7 @@ def test_both_searches_pick_the_lowest_index_among_exact_ties(monkeypatch, super
     expected = _exact_lists(X, k, y)
     lists = {}
     for limit in (0, 10**6):                                          # every group large, every group small
-        monkeypatch.setattr(neighbor_graphs, "_PRECOMPUTED_MAX", limit)
+        monkeypatch.setattr(neighbor_graphs, "PRECOMPUTED_GROUP_MAX", limit)
         neighbor_graphs._NEIGHBORS_MEMO.clear()
         nbhd = kneighbors(X, k, y)
         lists[limit] = nbhd.indices.reshape(-1, k)

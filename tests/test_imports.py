@@ -129,8 +129,8 @@ def test_every_module_is_in_a_named_layer_and_few_stay_at_the_top():
 
 
 def test_a_back_import_is_caught():
-    """The check fails on a deliberately added back-import: a protocol importing the engine (as
-    protocols once imported ``write_metadata`` from it), and a report module importing a protocol."""
+    """The check fails on a deliberately added back-import: a protocol importing the runner, and a
+    report module importing a protocol."""
     sources = project_sources()
     back = {**sources, "locproj.protocols.cv_table": sources["locproj.protocols.cv_table"]
             + "\n\ndef _late():\n    from ..experiments import check_experiments\n"}
@@ -149,3 +149,70 @@ def test_a_cycle_within_a_layer_is_caught():
               "locproj.engine.results": sources["locproj.engine.results"] + "\nfrom .config import data_notes\n"}
     assert upward_imports(import_graph(looped)) == []
     assert ["locproj.engine.config", "locproj.engine.results", "locproj.engine.config"] in cycles(import_graph(looped))
+
+
+def _absolute(module: str, node: ast.ImportFrom, is_package: bool) -> str:
+    if not node.level:
+        return node.module or ""
+    base = module.split(".")[: len(module.split(".")) - node.level + is_package]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _owner(dotted: str) -> str | None:
+    """The package that owns the first private part (``_name``) of ``dotted``, or None: ``locproj.core``
+    for ``locproj.core._dense.at_a`` or ``locproj.core.solvers._clusters``."""
+    parts = dotted.split(".")
+    private = next((i for i, part in enumerate(parts) if part.startswith("_") and not part.startswith("__")), None)
+    return None if private is None else ".".join(parts[: min(private, 2)])
+
+
+def private_crossings(sources: dict[str, str]) -> list[str]:
+    """``importer -> name`` for every private module or name imported from outside its package."""
+    found = []
+    for module, source in sorted(sources.items()):
+        is_package = any(name.startswith(module + ".") for name in sources)
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.ImportFrom):
+                base = _absolute(module, node, is_package)
+                names = [f"{base}.{alias.name}" for alias in node.names]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            for name in names:
+                owner = _owner(name)
+                if name.startswith("locproj") and owner and not (module + ".").startswith(owner + "."):
+                    found.append(f"{module} -> {name}")
+    return found
+
+
+def test_no_private_module_or_name_crosses_a_package():
+    assert private_crossings(project_sources()) == []
+
+
+def test_a_private_crossing_is_caught():
+    sources = project_sources()
+    crossed = {**sources, "locproj.methods.lfda": sources["locproj.methods.lfda"]
+               + "\nfrom ..core._dense import at_a\nfrom ..core.solvers import _clusters\n",
+               "locproj.core.solvers": sources["locproj.core.solvers"] + "\nfrom ._dense import at_b\n"}
+    assert private_crossings(crossed) == ["locproj.methods.lfda -> locproj.core._dense.at_a",
+                                          "locproj.methods.lfda -> locproj.core.solvers._clusters"]
+
+
+MAX_FUNCTION_LINES = 80
+
+
+def code_lines(function: ast.FunctionDef) -> int:
+    """A function's lines without its docstring (a numpydoc docstring lists every parameter)."""
+    first = function.body[0]
+    docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(
+        first.value.value, str)
+    return function.end_lineno - function.lineno + 1 - (first.end_lineno - first.lineno + 1 if docstring else 0)
+
+
+def test_no_function_is_longer_than_80_lines():
+    long = [f"{module}.{node.name}: {code_lines(node)} lines"
+            for module, source in sorted(project_sources().items()) for node in ast.walk(ast.parse(source))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and code_lines(node) > MAX_FUNCTION_LINES]
+    assert long == []
+    assert code_lines(ast.parse('def f():\n    """doc\n    more"""\n    return 1\n').body[0]) == 2

@@ -233,7 +233,7 @@ def test_distances_between_classes_are_far_and_within_them_geodesic():
 
 def test_unsupervised_disconnected_graph_gets_the_far_distance():
     """Two clusters the 5-NN graph leaves apart: 1000 times the largest Euclidean distance between
-    them, as IsoP.m sets its infinite geodesics; the fit succeeds (it used to be an error)."""
+    them, as IsoP.m sets its infinite geodesics; the fit succeeds."""
     rng = np.random.default_rng(3)
     X = np.vstack([rng.standard_normal((15, 3)), rng.standard_normal((20, 3)) + 50.0])
     D = isometric_distances(X, 5)

@@ -19,7 +19,7 @@ from locproj.engine.method_failures import MethodError
 from locproj.engine.results import read_result
 from locproj.errors import ConfigError, UserError
 from locproj.experiments import job_config, run_configured_job
-from locproj.methods import IsometricProjection, KernelLPP, LocalFisherDiscriminantAnalysis
+from locproj.methods import IsometricProjection, KernelLPP, LocalFisherDiscriminantAnalysis, fit_memory
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
@@ -58,6 +58,20 @@ def test_a_cgroup_v2_limit_counts_what_the_cgroup_uses(tmp_path):
     assert room == 3 * 10**9 and "memory.max" in where
     (folder / "memory.max").write_text("max\n")
     assert memory._cgroup_available(tmp_path, table) is None
+
+
+def test_fit_memory_is_the_estimators_estimate_with_its_ways_out_and_none_without_one():
+    from sklearn.decomposition import PCA
+
+    from locproj.core.memory import WAYS_OUT
+    from locproj.methods import LocalityPreservingProjection
+
+    y = np.arange(3000) % 2
+    need, ways_out = fit_memory(LocalFisherDiscriminantAnalysis(), 3000, 20, y)
+    assert need == LocalFisherDiscriminantAnalysis()._peak_memory_bytes(3000, 20, y) > 3000**2
+    assert ways_out == LocalFisherDiscriminantAnalysis()._memory_ways_out() and ways_out != WAYS_OUT
+    assert fit_memory(PCA(), 3000, 20) is None                                # not locproj's
+    assert fit_memory(LocalityPreservingProjection(), 3000, 20, y) is None    # no dense n x n state
 
 
 def test_lfda_too_large_fails_at_once_before_allocating_naming_n_and_the_need():

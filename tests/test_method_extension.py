@@ -1,4 +1,4 @@
-"""Adding a method: its module, one line of ``registry.METHODS`` and its row in the docs table.
+"""Adding a method: its module, one entry of ``registry.METHODS``, then tools/method_docs.py for the docs.
 
 A toy method, a tiny linear projection defined here, is added at exactly one registry line (the
 ``toy`` fixture).  The experiment engine then accepts a config that names it and runs one of its
@@ -70,8 +70,11 @@ def toy(monkeypatch):
 
 def test_the_docs_name_every_place_a_new_method_touches():
     text = " ".join((Path(__file__).resolve().parents[1] / "docs" / "methods.md").read_text().split())
-    assert ("A method is its module (its estimator class in `locproj.methods`), one line of `METHODS`" in text
-            and "the tests take it from the registry; nothing else to edit" in text
+    assert ("**Adding a method** takes its module in `locproj/methods/` (exported by `locproj/methods/__init__.py`) "
+            "and one entry of `METHODS`" in text
+            and "then `python tools/method_docs.py` rewrites what the registry states in these pages" in text
+            and "Nothing else to edit: `tests/test_method_docs.py` fails until the export, the entry and those "
+            "pages agree" in text
             and "`locproj.methods.tags.ProjectionTags`" in text and "tests/test_method_extension.py" in text)
 
 

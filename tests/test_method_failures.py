@@ -204,12 +204,18 @@ def test_method_files_import_their_siblings_at_start_up_and_in_every_job(digits,
     assert code_digest(folder / "mine.py", [folder]) != before
 
 
-def test_the_code_digest_ignores_comments_and_layout_and_follows_code(tmp_path):
+def test_the_code_digest_ignores_comments_docstrings_and_layout_and_follows_code(tmp_path):
     path = tmp_path / "m.py"
     path.write_text("def f(x):\n    return x + 1\n")
     digest = code_digest(path)
     path.write_text("# a comment\ndef f(x):   # another\n\n\n    return (x +\n            1)\n")
     assert code_digest(path) == digest
+    path.write_text('"""A module."""\ndef f(x):\n    """Add one."""\n    return x + 1\n')
+    assert code_digest(path) == digest
+    path.write_text('def f(x):\n    x = x\n    "a string after the first statement is code"\n    return x + 1\n')
+    with_string = code_digest(path)
+    path.write_text('def f(x):\n    x = x\n    return x + 1\n')
+    assert with_string != code_digest(path) != digest
     path.write_text("def f(x):\n    return x + 2\n")
     assert code_digest(path) != digest
 

@@ -6,7 +6,7 @@ import pytest
 import scipy.linalg
 from sklearn.base import clone
 
-from locproj.core._orthogonal import solve_orthogonal_sequence
+from locproj.core.orthogonal import solve_orthogonal_sequence
 from locproj.methods.lpp import LocalityPreservingProjection, lpp_graph
 from locproj.methods.olpp import OrthogonalLPP
 

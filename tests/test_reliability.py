@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
-import locproj.core._io
-from locproj.core._io import config_hash
+import locproj.core.io
+from locproj.core.io import config_hash
 from locproj.data import Dataset, make_splits, prepare_dataset, read_dataset_file, read_splits, write_splits
 from locproj.data.prepare import write_dataset
 from locproj.engine.config import partition_key
@@ -89,7 +89,7 @@ def test_a_full_disk_fails_the_write_with_enospc_and_leaves_no_partial_file(writ
     class Disk(_DiskWithRoomFor):
         room = int(fraction * size)
 
-    monkeypatch.setattr(locproj.core._io, "open", Disk, raising=False)  # the one file write of writing_h5
+    monkeypatch.setattr(locproj.core.io, "open", Disk, raising=False)  # the one file write of writing_h5
     with pytest.raises(OSError) as failure:
         WRITERS[writer](target)
     assert failure.value.errno == errno.ENOSPC

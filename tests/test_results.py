@@ -144,3 +144,93 @@ def test_numpy_values_are_stored_as_plain_python(tmp_path, value):
     stored = read_result(tmp_path / "r.h5")["extra"]
     expected = value.item() if np.ndim(value) == 0 else "[1,2]"
     assert (stored, type(stored)) == (expected, type(expected))
+
+
+# --- checksums ----------------------------------------------------------------------------------------
+
+
+def _flip_inside(path, dataset: str) -> None:
+    """Flip the middle bytes of one chunk of ``dataset`` on disk, as a failing disk would."""
+    with h5py.File(path, "r") as handle:
+        chunk = handle[dataset].id.get_chunk_info(0)
+    data = bytearray(path.read_bytes())
+    middle = chunk.byte_offset + chunk.size // 2
+    data[middle - 4: middle + 4] = bytes(b ^ 0xFF for b in data[middle - 4: middle + 4])
+    path.write_bytes(bytes(data))
+
+
+def test_the_header_holds_the_sha256_of_the_file_and_every_fixed_size_array_carries_fletcher32(tmp_path):
+    import hashlib
+
+    from locproj.core.io import HEADER_BYTES, HEADER_MAGIC
+
+    write_result(tmp_path / "r.h5", _result(), PROVENANCE)
+    data = (tmp_path / "r.h5").read_bytes()
+    assert data[:HEADER_BYTES] == (HEADER_MAGIC + hashlib.sha256(data[HEADER_BYTES:]).hexdigest().encode()).ljust(
+        HEADER_BYTES, b"\0")
+    with h5py.File(tmp_path / "r.h5", "r") as handle:          # any HDF5 reader: the header is its user block
+        assert handle.userblock_size == HEADER_BYTES
+        arrays = {}
+        handle.visititems(lambda name, obj: arrays.update({name: obj}) if isinstance(obj, h5py.Dataset) else None)
+        for name, array in arrays.items():
+            assert array.fletcher32 == (array.dtype.kind != "O"), name
+        assert not arrays["grid/reg"].fletcher32             # a string column: HDF5 cannot filter it
+
+
+def test_another_reader_of_a_flipped_array_meets_its_fletcher32_checksum(tmp_path):
+    path = tmp_path / "r.h5"
+    write_result(path, _result(test_predictions=np.arange(1000, 1500)), PROVENANCE)
+    _flip_inside(path, "test_predictions")
+    with h5py.File(path, "r") as handle, pytest.raises(OSError, match="filter returned failure"):
+        handle["test_predictions"][()]
+
+
+@pytest.mark.parametrize("predictions", [np.arange(1000, 1500), np.arange(500)])
+def test_flipped_bytes_inside_an_array_are_refused_naming_the_file_and_its_rebuild(tmp_path, predictions):
+    """Eight bytes inverted in the middle of the array, small integers or not (Fletcher-32 cannot tell a
+    0x0000 word from 0xFFFF: both are 0 modulo 65535): the header's sha256 refuses the file."""
+    from locproj.core.io import UnreadableFileError
+
+    path = tmp_path / "r.h5"
+    write_result(path, _result(test_predictions=predictions), PROVENANCE)
+    _flip_inside(path, "test_predictions")
+    with pytest.raises(UnreadableFileError, match=r"r\.h5 is damaged: its bytes do not match the sha256 its header "
+                                                 r"records .*; rebuild it with `snakemake --cores 1 --force .*r\.h5`"):
+        read_result(path)
+
+
+@pytest.mark.parametrize("damage", ["attribute", "array", "string column", "removed array", "added attribute"])
+def test_a_rewritten_attribute_or_layout_is_refused(tmp_path, damage):
+    from locproj.core.io import UnreadableFileError
+
+    path = tmp_path / "r.h5"
+    write_result(path, _result(), PROVENANCE)
+    with h5py.File(path, "r+") as handle:
+        if damage == "attribute":
+            handle.attrs["test_error"] = 0.0
+        elif damage == "array":          # rewritten through HDF5, which recomputes its Fletcher-32 sum
+            handle["test_predictions"][0] = 7
+        elif damage == "string column":
+            handle["grid/reg"][0] = "none"
+        elif damage == "removed array":
+            del handle["test_error_curve"]
+        else:
+            handle["chosen"].attrs["extra"] = 1
+    with pytest.raises(UnreadableFileError, match=rf"^{path} is damaged: .*--force {path}`"):
+        read_result(path)
+
+
+def test_a_file_without_a_checksum_is_read_with_one_warning(tmp_path, caplog):
+    from locproj.core import io
+
+    monkey = pytest.MonkeyPatch()
+    monkey.setattr(io, "_WARNED_UNCHECKED", [])
+    for name in ("a.h5", "b.h5"):
+        write_result(tmp_path / name, _result(), PROVENANCE)
+        data = (tmp_path / name).read_bytes()
+        (tmp_path / name).write_bytes(bytes(io.HEADER_BYTES) + data[io.HEADER_BYTES:])     # as files written before
+    with caplog.at_level("WARNING", logger="locproj.core.io"):
+        assert read_result(tmp_path / "a.h5")["test_error"] == read_result(tmp_path / "b.h5")["test_error"] == 0.125
+    monkey.undo()
+    warned = [record.getMessage() for record in caplog.records if "no checksum" in record.getMessage()]
+    assert len(warned) == 1 and str(tmp_path / "a.h5") in warned[0]

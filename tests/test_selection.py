@@ -647,7 +647,7 @@ def test_the_classifier_and_its_parameters_reach_every_prediction(split):
 def test_raw_is_the_classifier_on_the_raw_features_and_records_no_cv(split):
     X_train, y_train, X_test, y_test, _ = split
     knn = dict(classifier="knn", classifier_params={"n_neighbors": 3})
-    job = run_split(X_train, y_train, X_test, y_test, method="raw", new_estimator=make_rolled, **knn)
+    job = run_split(X_train, y_train, X_test, y_test, method="raw", **knn)
     expected = KNeighborsClassifier(3).fit(X_train, y_train).predict(X_test)
     np.testing.assert_array_equal(job.test_predictions, expected)
     assert job.test_error == np.mean(expected != y_test)
@@ -657,8 +657,9 @@ def test_raw_is_the_classifier_on_the_raw_features_and_records_no_cv(split):
     assert (job.projected, job.grid, job.grid_index, job.params, job.capped) == (False, [{}], 0, {}, [])
     assert (job.cv_error.shape, job.cv_fold_error.shape, job.fit_seconds, job.cv_seconds) == ((0, 0), (0, 0, 0),
                                                                                              0.0, 0.0)
-    # without an estimator, any method is the classifier on the raw features
+    # without an estimator, any method is the classifier on the raw features; the name decides nothing
     assert run_split(X_train, y_train, X_test, y_test, method="baseline").projected is False
+    assert run_split(X_train, y_train, X_test, y_test, method="raw", new_estimator=make_rolled, **knn).projected
 
 
 def test_run_split_defaults_and_identification(split):

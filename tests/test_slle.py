@@ -21,7 +21,7 @@ from locproj.core.reconstruction_weights import (
     max_sq_distance,
     reconstruction_cost,
 )
-from locproj.core._sparse_eigen import CLUSTER_RTOL, bottom_eigenvectors
+from locproj.core.sparse_eigen import CLUSTER_RTOL, bottom_eigenvectors
 
 
 def _cosines(A, B):
@@ -190,7 +190,7 @@ def test_arpack_without_convergence_falls_back_to_the_dense_solver_with_a_warnin
     from scipy.sparse.linalg import ArpackNoConvergence
     from sklearn.exceptions import ConvergenceWarning
 
-    from locproj.core import _sparse_eigen
+    from locproj.core import sparse_eigen
 
     X = np.random.default_rng(2).standard_normal((80, 5))
     M = reconstruction_cost(lle_weights(X, kneighbors(X, 8), reg=1e-3))
@@ -199,12 +199,12 @@ def test_arpack_without_convergence_falls_back_to_the_dense_solver_with_a_warnin
     def no_convergence(*args, **kwargs):
         raise ArpackNoConvergence("ARPACK error -1: No convergence", None, None)
 
-    monkeypatch.setattr(_sparse_eigen, "eigsh", no_convergence)
+    monkeypatch.setattr(sparse_eigen, "eigsh", no_convergence)
     with pytest.warns(ConvergenceWarning, match="computed by the dense solver"):
         fallback = bottom_eigenvectors(M, 3, "arpack", random_state=0)
     np.testing.assert_allclose(fallback[1], dense[1], atol=1e-12)
     np.testing.assert_allclose(np.abs(fallback[0].T @ dense[0]) / len(X), np.eye(3), atol=1e-8)
-    monkeypatch.setattr(_sparse_eigen, "_DENSE_FALLBACK_MAX", 50)
+    monkeypatch.setattr(sparse_eigen, "_DENSE_FALLBACK_MAX", 50)
     with pytest.raises(ValueError, match="Lower alpha, raise n_components above the number of classes"):
         bottom_eigenvectors(M, 3, "arpack", random_state=0)
 

@@ -91,7 +91,7 @@ def test_a_data_mistake_found_by_a_job_is_its_message_alone(tmp_path):
 
 
 def test_every_error_a_user_can_fix_is_a_user_error():
-    from locproj.core._io import UnreadableFileError
+    from locproj.core.io import UnreadableFileError
     from locproj.engine.job_costs import SizeError
     from locproj.engine.own_methods import MethodImportError
 

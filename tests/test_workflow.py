@@ -246,21 +246,58 @@ def test_killing_snakemake_and_its_job_costs_only_that_job(workdir, tmp_path, wh
         assert ours.read_bytes() == theirs.read_bytes()
 
 
-@pytest.mark.parametrize("victim", ["data/processed/digits.h5", "results/tiny/digits/m8/pca/split01.h5"])
-def test_a_corrupted_file_fails_its_reader_naming_it_and_the_rebuild_command(workdir, victim):
+@pytest.mark.parametrize("victim, damage", [
+    ("data/processed/digits.h5", "truncated"), ("data/processed/digits.h5", "flipped"),
+    ("results/tiny/digits/m8/pca/split01.h5", "truncated"), ("results/tiny/digits/m8/pca/split01.h5", "flipped"),
+    ("results/tiny/digits/m8/pca/split01.h5", "attribute"),
+])
+def test_a_damaged_file_fails_its_reader_naming_it_and_the_rebuild_command(workdir, victim, damage):
+    """Truncated to half, 8 bytes flipped inside an array (the data's ``X``, a result's
+    ``test_predictions``) or an attribute rewritten through h5py: the sha256 in the file's header no
+    longer matches, the job that reads the file fails naming it, and no table is written from it."""
     assert snakemake(workdir, "tiny").returncode == 0
     path = workdir / victim
-    path.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2])      # truncated
+    if damage == "truncated":
+        path.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2])
+    elif damage == "flipped":
+        with h5py.File(path, "r") as handle:
+            chunk = handle["X" if "processed" in victim else "test_predictions"].id.get_chunk_info(0)
+        data = bytearray(path.read_bytes())
+        middle = chunk.byte_offset + chunk.size // 2
+        data[middle - 4: middle + 4] = bytes(b ^ 0xFF for b in data[middle - 4: middle + 4])
+        path.write_bytes(bytes(data))
+    else:
+        with h5py.File(path, "r+") as handle:
+            handle.attrs["test_error"] = 0.0
     table = workdir / "results" / "tiny" / "table.csv"
     table.unlink()
     os.utime(path)                            # as if rewritten: its readers are out of date
     result = snakemake(workdir, "tiny")
     assert result.returncode != 0
     logs = "".join(p.read_text() for p in (workdir / "logs").rglob("*.log"))
-    assert f"cannot read {'dataset file ' if 'processed' in victim else ''}{victim}" in logs
-    assert f"snakemake --cores 1 --force {victim}" in logs
+    assert victim in logs and f"snakemake --cores 1 --force {victim}" in logs
+    assert f"{victim} is damaged: its bytes do not match the sha256 its header records" in logs
     assert "Traceback" not in logs and "Traceback" not in result.stderr   # a user error: its message alone
     assert not table.exists()                # no table from a broken input
+
+
+def test_verify_lists_exactly_the_damaged_and_the_missing_files(workdir):
+    assert snakemake(workdir, "tiny").returncode == 0
+    whole = snakemake(workdir, "verify", "--config", "verify=[tiny]")
+    assert whole.returncode == 0, whole.stderr[-2000:]
+    assert "files checked: all whole" in (workdir / "logs" / "verify.log").read_text()
+    damaged, deleted = "results/tiny/digits/m8/pca/split01.h5", "results/tiny/digits/m8/raw/split02.h5"
+    with h5py.File(workdir / damaged, "r+") as handle:
+        handle.attrs["test_error"] = 0.0
+    (workdir / deleted).unlink()
+    found = snakemake(workdir, "verify", "--config", "verify=[tiny]")
+    assert found.returncode != 0
+    lines = (workdir / "logs" / "verify.log").read_text().splitlines()
+    problems = [line for line in lines if line.startswith(("results/", "data/"))]
+    assert len(problems) == 2 and "files checked: 2 missing or damaged" in "\n".join(lines)
+    by_path = {line.split(" ")[0].rstrip(":"): line for line in problems}
+    assert by_path[damaged].startswith(f"{damaged} is damaged") and by_path[deleted].startswith(f"{deleted}: missing")
+    assert all(f"snakemake --cores 1 --force {path}" in line for path, line in by_path.items())
 
 
 # ----------------------------------------------------------------------------- the rules of job scripts

@@ -31,17 +31,19 @@ from scipy.optimize import nnls
 from locproj.engine.config_files import load_config
 from locproj.errors import UserError
 from locproj.engine.job_costs import MEMORY_TERMS, TERMS, split_memory_terms, split_terms
+from locproj.engine.registry import entry_projects
 
 
 def cells(config: dict, experiment: str, timing: pd.DataFrame):
     """(method, terms vector, recorded seconds per split) of every timed cell with a projection."""
-    labels = {label: name for name, label in (config["experiments"][experiment].get("labels") or {}).items()}
+    spec = config["experiments"][experiment]
+    labels = {label: name for name, label in (spec.get("labels") or {}).items()}
     for row in timing.itertuples():
         if row.dataset == "all" or pd.isna(row.m):
             continue
         method = labels.get(row.method, row.method)
         seconds = float(row.cv_seconds) + float(row.fit_seconds)
-        if method == "raw" or seconds <= 0:
+        if not entry_projects(method, spec["methods"][method]) or seconds <= 0:
             continue
         name, terms = split_terms(config, experiment, row.dataset, f"m{int(row.m)}", method)
         yield name, np.array([terms[t] for t in TERMS], dtype=float), seconds, f"{row.dataset} m={int(row.m)}"
@@ -53,7 +55,9 @@ def memory_cells(config: dict, benchmarks: Path):
     for path in sorted(benchmarks.glob("fit/*/*/*/*/*.tsv")):
         experiment, dataset, partition, method = path.parent.relative_to(benchmarks / "fit").parts
         spec = config.get("experiments", {}).get(experiment)
-        if spec is None or method not in spec.get("methods", {}) or method == "raw" or partition == "holdout":
+        if spec is None or method not in spec.get("methods", {}) or partition == "holdout":
+            continue
+        if not entry_projects(method, spec["methods"][method]):
             continue
         try:
             name, terms, own_peak = split_memory_terms(config, experiment, dataset, partition, method)

@@ -31,7 +31,7 @@ class FixedDimension(SplitProtocol):
         return {"protocol": self.name, "p": spec["p"]}
 
     def run_split(self, job: dict, partition: str, split: int, data, train, test, output, n_jobs: int):
-        from locproj.core._io import provenance_attrs
+        from locproj.core.io import provenance_attrs
         from locproj.engine.config import partition_size
         from locproj.core.evaluation import errors_all_p
         from locproj.engine.registry import estimator_factory

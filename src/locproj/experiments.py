@@ -16,10 +16,10 @@ from .engine.config import data_notes, method_folders, partition_size
 from .errors import ConfigError
 from .protocols import DEFAULT_PROTOCOL, protocol_named, protocol_of
 
-__all__ = ["aggregate_experiment", "aggregation_code", "aggregation_inputs", "check_experiments",
+__all__ = ["aggregate_experiment", "aggregation_code", "aggregation_inputs", "cached_files", "check_experiments",
            "comparison_outputs", "experiment_notes", "experiment_outputs", "experiment_protocols", "failure_summary",
            "job_config", "job_code", "job_rules", "paper_fidelity", "paper_points", "partition_size",
-           "run_configured_job"]
+           "run_configured_job", "verify_files"]
 
 
 def check_experiments(config: dict) -> None:
@@ -77,7 +77,7 @@ def _with_code(rule, protocol, scripts):
 
     def code(wildcards):
         params = {name: value(wildcards) if callable(value) else value for name, value in rule.params.items()}
-        return job_code(protocol, protocol.job_method(params), rule.script, scripts)
+        return job_code(protocol, protocol.job_method(params), rule.script, scripts, protocol.job_estimator(params))
 
     return dataclasses.replace(rule, params={**rule.params, "code": code})
 
@@ -88,19 +88,22 @@ def aggregation_code(config: dict, experiment: str, scripts=None) -> str:
     return job_code(protocol_of(config["experiments"][experiment]), None, "aggregate.py", scripts)
 
 
-def job_code(protocol, spec, script: str, scripts=None) -> str:
+def job_code(protocol, spec, script: str, scripts=None, estimator=None) -> str:
     """The digest of the code a job of ``protocol`` runs (:mod:`locproj.engine.code_digests`): the
-    runner's and the protocol's modules, the module of its method (``spec``, a
-    :class:`~locproj.engine.registry.MethodSpec`, or None) with what it imports, its job ``script``
-    (found in the folder ``scripts`` unless absolute) and a user's method file."""
+    runner's and the protocol's modules, the modules of the classes of the ``estimator`` it builds
+    (default: its method ``spec``'s, a :class:`~locproj.engine.registry.MethodSpec`, with its
+    defaults; None: no method) with what they import, its job ``script`` (found in the folder
+    ``scripts`` unless absolute) and a user's method file."""
     from pathlib import Path
 
-    from .engine.code_digests import job_code_digest
+    from .engine.code_digests import estimator_modules, job_code_digest
 
     path = Path(script) if Path(script).is_absolute() or scripts is None else Path(scripts) / script
     method_code = (spec.source or {}).get("code_sha256") if spec is not None else None
-    return job_code_digest(type(protocol).__module__, path if path.is_file() else None,
-                           spec.module if spec is not None else None, method_code)
+    if estimator is None and spec is not None:
+        estimator = spec.factory()
+    methods = estimator_modules(estimator) if estimator is not None else ()
+    return job_code_digest(type(protocol).__module__, path if path.is_file() else None, methods, method_code)
 
 
 def job_config(config: dict, experiment: str, dataset: str, method: str, block=None) -> dict:
@@ -117,7 +120,7 @@ def run_configured_job(job: dict, partition: str, splits, data_path, splits_path
 
     if len(splits) != len(outputs):
         raise ValueError(f"{len(splits)} splits but {len(outputs)} output files")
-    # cv_table jobs carry no protocol key, so that Table 2's job parameters and provenance stay as they were
+    # cv_table jobs carry no protocol key: their recorded job configuration holds only what Table 2's protocol reads
     protocol = protocol_named(job.get("protocol", DEFAULT_PROTOCOL))
     protocol.run_job(job, partition, splits, read_dataset_file(data_path), read_splits(splits_path), outputs, n_jobs)
 
@@ -212,3 +215,36 @@ def failure_summary(config: dict, results: str = "results") -> str:
     return (f"{len(lines)} failed split(s) recorded (on_error: record); their cells show 'failed' in the tables:\n"
             + "\n".join(lines))
 
+
+
+def cached_files(config: dict, names, targets: dict, results: str = "results") -> list[str]:
+    """The files the pipeline keeps for the experiments ``names`` (or those of the targets among them:
+    ``targets``, target -> experiments), what ``snakemake verify`` checks: their result files (their
+    aggregations' inputs), the data files they read, and every split file under ``results/splits``,
+    without repeats, in that order. A name that is neither is a :class:`~locproj.errors.ConfigError`."""
+    from pathlib import Path
+
+    from .engine.config import data_file
+
+    unknown = [name for name in names if name not in targets and name not in config["experiments"]]
+    if unknown:
+        raise ConfigError(f"config key verify: {unknown[0]!r} is neither an experiment nor a target; use one of "
+                          f"{', '.join(sorted([*config['experiments'], *targets]))}")
+    files = []
+    for experiment in dict.fromkeys(e for name in names for e in targets.get(name, [name])):
+        inputs = aggregation_inputs(config, experiment)
+        files += [str(path) for path in (inputs.values() if isinstance(inputs, dict) else inputs)]
+        spec = config["experiments"][experiment]
+        files += [data_file(config, name) for name in protocol_of(spec).datasets(spec)]
+    files += sorted(str(path) for path in Path(results, "splits").glob("*.h5"))
+    return list(dict.fromkeys(files))
+
+
+def verify_files(paths) -> tuple[str, list[str]]:
+    """Check every file of ``paths`` as its readers do (:func:`locproj.core.io.file_problem`): the
+    report (how many were checked, and one line for each missing or damaged file) and those lines."""
+    from .core.io import file_problem
+
+    problems = [problem for problem in map(file_problem, paths) if problem is not None]
+    head = f"{len(paths)} files checked: " + (f"{len(problems)} missing or damaged" if problems else "all whole")
+    return "\n".join([head, *problems]), problems

@@ -11,7 +11,7 @@ from pathlib import Path
 from threadpoolctl import threadpool_limits
 
 from .errors import ConfigError, UserError, schema_error
-from .core._io import set_job_code
+from .core.io import set_job_code
 from .core.memory import memory_limit, parse_memory
 from .engine.method_failures import set_rule_log
 

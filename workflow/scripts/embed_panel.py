@@ -1,4 +1,4 @@
-from locproj.core._io import provenance_attrs
+from locproj.core.io import provenance_attrs
 from locproj.protocols.embedding import run_panel
 from locproj.workflow import run_rule
 

@@ -19,15 +19,26 @@ from .neighbor_graphs import _class_groups, _label, binary_weights, check_finite
 from .ties import CANDIDATE_RTOL, TIE_RTOL, band_order, exact_sq_distances, near_kth, sq_norms
 
 
+
 # --------------------------------------------------------------------------- LDA and LFDA
 
 
 def class_block_graph(y) -> sparse.csr_array:
-    """``W_ij = 1 / n_c`` when ``y_i = y_j = c``, else 0.
+    """Build LDA's class-block graph: ``W_ij = 1 / n_c`` when ``y_i = y_j = c``, else 0.
 
     With centred data ``X^T W X`` is the between-class scatter and ``X^T (I - W) X`` the
     within-class scatter, so maximising ``W`` subject to the total scatter is LDA
     (graph-embedding view, Yan et al. 2007; Cai's LGE).  Rows sum to one: ``D = I``.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Class labels, at least two classes.
+
+    Returns
+    -------
+    W : scipy.sparse.csr_array of shape (n_samples, n_samples)
+        The graph.
     """
     _, groups = _class_groups(y)
     n = sum(len(g) for g in groups)
@@ -48,10 +59,26 @@ def _scaled_heat(sq: np.ndarray, scale: np.ndarray) -> np.ndarray:
 
 
 def local_scaling_affinity(X, y, n_neighbors: int = 7) -> sparse.csr_array:
-    """LFDA affinity ``A_ij = exp(-||x_i - x_j||^2 / (sigma_i sigma_j))`` within each class
-    (Sugiyama 2007, eq. 4 and §4.2), ``sigma_i`` the distance from ``x_i`` to its
-    ``n_neighbors``-th nearest neighbour in its class (capped at the class size - 1).
-    Pairs from different classes get 0 (LFDA never uses them)."""
+    """Build LFDA's affinity ``A_ij = exp(-||x_i - x_j||^2 / (sigma_i sigma_j))`` within each class.
+
+    Sugiyama 2007, eq. 4 and §4.2: ``sigma_i`` is the distance from ``x_i`` to its
+    ``n_neighbors``-th nearest neighbour in its class (capped at the class size - 1). Pairs from
+    different classes get 0 (LFDA never uses them).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The training data.
+    y : array-like of shape (n_samples,)
+        Class labels.
+    n_neighbors : int, default=7
+        The ``k`` of the local scaling.
+
+    Returns
+    -------
+    A : scipy.sparse.csr_array of shape (n_samples, n_samples)
+        The affinity, with ``A_ii = 1``.
+    """
     X = check_finite(X)
     _check_local_scaling_k(n_neighbors)
     _, groups = _class_groups(y)
@@ -71,11 +98,27 @@ def local_scaling_affinity(X, y, n_neighbors: int = 7) -> sparse.csr_array:
 
 
 def local_scaling_knn_affinity(X, y, n_neighbors: int = 7) -> sparse.csr_array:
-    """:func:`local_scaling_affinity` on the pairs of k-nearest neighbours only: ``A_ij`` (the same
-    local scaling) where ``x_j`` is among the ``n_neighbors`` nearest points of ``x_i``'s class to
-    ``x_i`` or ``x_i`` among those of ``x_j`` (capped at the class size - 1), ``A_ii = 1``, 0
-    elsewhere; ``O(n k)`` entries. With ``n_neighbors >= n_c - 1`` in every class it is
-    :func:`local_scaling_affinity`."""
+    """Build :func:`local_scaling_affinity` on the pairs of k-nearest neighbours only.
+
+    ``A_ij`` (the same local scaling) where ``x_j`` is among the ``n_neighbors`` nearest points of
+    ``x_i``'s class to ``x_i`` or ``x_i`` among those of ``x_j`` (capped at the class size - 1),
+    ``A_ii = 1``, 0 elsewhere; ``O(n k)`` entries. With ``n_neighbors >= n_c - 1`` in every class
+    it is :func:`local_scaling_affinity`.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The training data.
+    y : array-like of shape (n_samples,)
+        Class labels.
+    n_neighbors : int, default=7
+        The ``k`` of the local scaling and of the pairs kept.
+
+    Returns
+    -------
+    A : scipy.sparse.csr_array of shape (n_samples, n_samples)
+        The affinity.
+    """
     X = check_finite(X)
     _check_local_scaling_k(n_neighbors)
     _, groups = _class_groups(y)
@@ -109,7 +152,20 @@ def _sq_dists(Xg: np.ndarray) -> np.ndarray:
 
 
 def check_lsda_neighbors(n_neighbors, n_samples: int) -> int:
-    """``n_neighbors`` as an int in ``[0, n_samples - 1]`` (0: all pairs), or a ``ValueError``."""
+    """Check LSDA's ``n_neighbors``: an int in ``[0, n_samples - 1]`` (0: all pairs), else a ``ValueError``.
+
+    Parameters
+    ----------
+    n_neighbors : int
+        The parameter.
+    n_samples : int
+        The number of training samples.
+
+    Returns
+    -------
+    int
+        ``n_neighbors`` as an int.
+    """
     if isinstance(n_neighbors, bool) or not isinstance(n_neighbors, numbers.Integral) or n_neighbors < 0:
         raise ValueError(f"n_neighbors must be a non-negative int (0 links all pairs), got {n_neighbors!r}.")
     if n_neighbors >= n_samples:
@@ -120,7 +176,7 @@ def check_lsda_neighbors(n_neighbors, n_samples: int) -> int:
 
 
 def lsda_graphs(X, y, n_neighbors: int = 5) -> tuple[sparse.csr_array, sparse.csr_array]:
-    """LSDA's within-class graph ``W_w`` and between-class graph ``W_b`` (0/1 weights).
+    """Build LSDA's within-class graph ``W_w`` and between-class graph ``W_b`` (0/1 weights).
 
     ``G`` is the k-nearest-neighbour graph of all training points, labels ignored: ``G_ij = 1``
     when ``x_j`` is among the ``n_neighbors`` nearest points of ``x_i`` or ``x_i`` among those of
@@ -129,6 +185,22 @@ def lsda_graphs(X, y, n_neighbors: int = 5) -> tuple[sparse.csr_array, sparse.cs
     ``W_w = G`` on pairs of the same class and ``W_b = G`` on pairs of different classes, so
     ``W_w + W_b = G`` and ``W_w`` has ones on its diagonal.  ``n_neighbors=0`` stores ``n^2``
     entries; the estimator uses :func:`lsda_all_pairs_problem` instead.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The training data.
+    y : array-like of shape (n_samples,)
+        Class labels.
+    n_neighbors : int, default=5
+        The ``k`` of the neighbour graph; 0 links all pairs.
+
+    Returns
+    -------
+    W_w : scipy.sparse.csr_array of shape (n_samples, n_samples)
+        The within-class graph.
+    W_b : scipy.sparse.csr_array of shape (n_samples, n_samples)
+        The between-class graph.
     """
     y = np.asarray(y)
     n = len(y)
@@ -144,11 +216,25 @@ def lsda_graphs(X, y, n_neighbors: int = 5) -> tuple[sparse.csr_array, sparse.cs
 
 
 def lsda_all_pairs_problem(y, beta: float) -> tuple[LinearOperator, sparse.csr_array]:
-    """``(beta L_b + (1 - beta) W_w, D_w)`` of LSDA with every pair linked (``n_neighbors=0``).
+    """Build LSDA's ``(beta L_b + (1 - beta) W_w, D_w)`` with every pair linked (``n_neighbors=0``).
 
     Then ``W_w = sum_c 1_c 1_c^T``, ``W_b = 1 1^T - W_w``, ``D_w = diag(n_{c_i})`` and
     ``D_b = diag(n - n_{c_i})``, so ``beta L_b + (1 - beta) W_w = beta (D_b - 1 1^T) + W_w``:
     applied to ``V`` through class sums in O(n m) instead of a dense ``n x n`` matrix.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Class labels.
+    beta : float
+        LSDA's weight of the between-class graph.
+
+    Returns
+    -------
+    M : scipy.sparse.linalg.LinearOperator of shape (n_samples, n_samples)
+        ``beta L_b + (1 - beta) W_w``, symmetric.
+    D_w : scipy.sparse.csr_array of shape (n_samples, n_samples)
+        The within-class degree matrix ``diag(n_{c_i})``.
     """
     _, inverse, counts = np.unique(np.asarray(y), return_inverse=True, return_counts=True)
     n = len(inverse)
@@ -172,6 +258,18 @@ _PAIR_BLOCK = 1 << 22  # distances computed at once by marginal_pairs_graph (32 
 
 
 def check_n_pairs(n_pairs) -> int:
+    """Check MFA's ``n_pairs`` (``n_penalty_pairs``): a positive int, else a ``ValueError``.
+
+    Parameters
+    ----------
+    n_pairs : int
+        The parameter.
+
+    Returns
+    -------
+    int
+        ``n_pairs`` as an int.
+    """
     if isinstance(n_pairs, bool) or not isinstance(n_pairs, numbers.Integral) or n_pairs < 1:
         raise ValueError(
             f"n_penalty_pairs must be a positive int (the k2 shortest between-class pairs of each class), "
@@ -207,7 +305,7 @@ def _shortest_pairs(X: np.ndarray, inside: np.ndarray, outside: np.ndarray, k: i
 
 
 def marginal_pairs_graph(X, y, n_pairs: int = 20) -> sparse.csr_array:
-    """MFA's penalty graph ``W^p`` (0/1 weights, symmetric).
+    """Build MFA's penalty graph ``W^p`` (0/1 weights, symmetric).
 
     For each class ``c`` the ``n_pairs`` shortest pairs ``(i, j)`` with ``y_i = c`` and
     ``y_j != c`` get ``W^p_ij = W^p_ji = 1``; a class with fewer between-class pairs links all of
@@ -219,6 +317,20 @@ def marginal_pairs_graph(X, y, n_pairs: int = 20) -> sparse.csr_array:
     remaining one, with one scale for all pairs, ``s = 2 max_i ||x_i - mu||^2`` (``mu`` the mean of
     ``X``; the largest scale ``||x_i - mu||^2 + max_j ||x_j - mu||^2`` of any point).  Exact ties go
     to the smaller ``i``, then the smaller ``j``, and the choice does not depend on rounding.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The training data.
+    y : array-like of shape (n_samples,)
+        Class labels.
+    n_pairs : int, default=20
+        The between-class pairs of each class (MFA's ``k2``).
+
+    Returns
+    -------
+    W_p : scipy.sparse.csr_array of shape (n_samples, n_samples)
+        The penalty graph.
     """
     X = check_finite(X)
     k = check_n_pairs(n_pairs)
@@ -239,11 +351,31 @@ def marginal_pairs_graph(X, y, n_pairs: int = 20) -> sparse.csr_array:
 
 
 def mfa_graphs(X, y, n_neighbors=5, n_pairs: int = 20) -> tuple[sparse.csr_array, sparse.csr_array]:
-    """MFA's intrinsic graph ``W`` (``W_ij = 1`` when ``i`` is among the ``n_neighbors`` nearest
-    points of ``j``'s class to ``j``, or ``j`` among those of ``i``) and penalty graph ``W^p``
-    (:func:`marginal_pairs_graph`).  A ``ValueError`` when a class has one sample (MFA has no
+    """Build MFA's intrinsic graph ``W`` and penalty graph ``W^p`` (:func:`marginal_pairs_graph`).
+
+    ``W_ij = 1`` when ``i`` is among the ``n_neighbors`` nearest points of ``j``'s class to
+    ``j``, or ``j`` among those of ``i``.  A ``ValueError`` when a class has one sample (MFA has no
     graph across classes to fall back on) or when every penalty edge joins coincident points
-    (:func:`check_penalty_spread`)."""
+    (:func:`check_penalty_spread`).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The training data.
+    y : array-like of shape (n_samples,)
+        Class labels.
+    n_neighbors : int or 'all', default=5
+        Same-class neighbours per point in the intrinsic graph (MFA's ``k1``).
+    n_pairs : int, default=20
+        The between-class pairs of each class in the penalty graph (MFA's ``k2``).
+
+    Returns
+    -------
+    W : scipy.sparse.csr_array of shape (n_samples, n_samples)
+        The intrinsic graph.
+    W_p : scipy.sparse.csr_array of shape (n_samples, n_samples)
+        The penalty graph.
+    """
     _check_no_lone_sample(y)
     W_p = marginal_pairs_graph(X, y, n_pairs)
     check_penalty_spread(X, W_p, n_pairs)
@@ -251,15 +383,27 @@ def mfa_graphs(X, y, n_neighbors=5, n_pairs: int = 20) -> tuple[sparse.csr_array
 
 
 def check_penalty_spread(X, W_p, n_pairs) -> None:
-    """A ``ValueError`` when the penalty graph ``W_p`` has no spread: the sum of ``||x_i - x_j||^2``
-    over its edges (the trace of ``X L^p X^T``) is at most ``max(n, d) eps`` times the total
-    scatter ``||X - mean||_F^2``, the rounding level of the scatter.
+    """Refuse a penalty graph ``W_p`` without spread by a ``ValueError``.
+
+    No spread: the sum of ``||x_i - x_j||^2`` over its edges (the trace of ``X L^p X^T``) is at
+    most ``max(n, d) eps`` times the total scatter ``||X - mean||_F^2``, the rounding level of the
+    scatter.
 
     Then ``X L^p X^T`` is zero, or rounding noise: the marginal Fisher criterion has no denominator
     in any direction, and the solver's ridge (relative to that matrix) returns directions of
     eigenvalue ``~1 / ridge`` that mean nothing, or fails.  This happens when each class's
     ``n_pairs`` shortest between-class pairs all join the same (or nearly the same) point under two
-    labels: duplicates across classes, coarsely quantised data."""
+    labels: duplicates across classes, coarsely quantised data.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The training data.
+    W_p : sparse matrix of shape (n_samples, n_samples)
+        The penalty graph (:func:`marginal_pairs_graph`).
+    n_pairs : int
+        The ``n_penalty_pairs`` it was built with, for the message.
+    """
     X = np.asarray(X)
     P = sparse.coo_array(sparse.triu(sparse.csr_array(W_p), k=1))  # each edge once
     if len(P.data) == 0:

@@ -53,6 +53,7 @@ from scipy.linalg import blas
 
 from .ties import CANDIDATE_RTOL, TIE_RTOL, exact_sq_distances, lowest_in_band, sq_norm_prefixes
 
+
 CLASSIFIERS = ("1nn", "nearest_mean", "svm", "knn", "ldc", "qdc")
 
 #: Classifiers fitted per p with scikit-learn (paper 004's LDC, QDC, k-NN and SVC): the estimator
@@ -271,7 +272,7 @@ def _still_possible(scores_T, current, test_sq, scale, R_terms, R_test) -> np.nd
 
 
 def nearest_indices(Z_ref, Z_test, p_values=None, *, max_bytes=DEFAULT_MAX_BYTES, n_jobs=1):
-    """Index of the nearest reference row for each test row and each prefix length p.
+    """Find the nearest reference row of each test row for each prefix length p.
 
     Parameters
     ----------
@@ -281,9 +282,9 @@ def nearest_indices(Z_ref, Z_test, p_values=None, *, max_bytes=DEFAULT_MAX_BYTES
         Query points; only the first ``max(p_values)`` columns are used.
     p_values : sequence of int, optional
         Prefix lengths to evaluate (1-based). Default: every ``p = 1..P``.
-    max_bytes : int
+    max_bytes : int, default=DEFAULT_MAX_BYTES
         Memory budget for the per-chunk score array.
-    n_jobs : int
+    n_jobs : int, default=1
         Threads over test chunks (numpy releases the GIL in these loops).
 
     Returns
@@ -346,7 +347,22 @@ def nearest_indices(Z_ref, Z_test, p_values=None, *, max_bytes=DEFAULT_MAX_BYTES
 
 
 def class_centroids(Z_train, y_train):
-    """Sorted class labels and the (n_classes, P) matrix of class means."""
+    """Compute the mean of each class.
+
+    Parameters
+    ----------
+    Z_train : array-like of shape (n_train, P)
+        The samples.
+    y_train : array-like of shape (n_train,)
+        Their labels.
+
+    Returns
+    -------
+    classes : ndarray of shape (n_classes,)
+        The sorted class labels.
+    centroids : ndarray of shape (n_classes, P)
+        The class means, in the order of ``classes``.
+    """
     Z_train = _as_2d_float(Z_train)
     classes, codes = np.unique(y_train, return_inverse=True)
     sums = np.zeros((classes.size, Z_train.shape[1]))
@@ -390,23 +406,27 @@ def predict_all_p(
     max_bytes=DEFAULT_MAX_BYTES,
     n_jobs=1,
 ):
-    """Test predictions for every number of projections p from one projection.
+    """Predict the test labels for every number of projections p from one projection.
 
     Parameters
     ----------
     Z_train : array-like of shape (n_train, P)
         Projected training data; column order is the projection order.
     y_train : array-like of shape (n_train,)
+        Training labels.
     Z_test : array-like of shape (n_test, P)
-    classifier : {'1nn', 'nearest_mean', 'svm', 'knn', 'ldc', 'qdc'}
+        Projected test data.
+    classifier : {'1nn', 'nearest_mean', 'svm', 'knn', 'ldc', 'qdc'}, default='1nn'
         ``'svm'``, ``'knn'``, ``'ldc'`` and ``'qdc'`` fit one scikit-learn classifier per p
         (:data:`SKLEARN_CLASSIFIERS`) with ``classifier_params``.
     classifier_params : dict, optional
         Keyword arguments of the classifier (used by ``'svm'``, e.g. kernel, C).
     p_values : sequence of int, optional
         Strictly increasing 1-based prefix lengths; default ``1..P``.
-    max_bytes, n_jobs
-        See :func:`nearest_indices`.
+    max_bytes : int, default=DEFAULT_MAX_BYTES
+        Memory budget per chunk of test rows (:func:`nearest_indices`).
+    n_jobs : int, default=1
+        Threads over chunks of test rows (:func:`nearest_indices`).
 
     Returns
     -------
@@ -417,25 +437,66 @@ def predict_all_p(
 
 
 def predict_at_p(Z_train, y_train, Z_test, p, **kwargs):
-    """Test predictions using the first ``p`` columns (one matrix product per chunk; module docstring).
+    """Predict the test labels from the first ``p`` columns (one matrix product per chunk; module docstring).
+
+    Parameters
+    ----------
+    Z_train : array-like of shape (n_train, P)
+        Projected training data.
+    y_train : array-like of shape (n_train,)
+        Training labels.
+    Z_test : array-like of shape (n_test, P)
+        Projected test data.
+    p : int
+        The number of leading columns used.
+    **kwargs
+        ``classifier``, ``classifier_params``, ``max_bytes`` and ``n_jobs`` of :func:`predict_all_p`.
 
     Returns
     -------
     ndarray of shape (n_test,)
+        The predictions.
     """
     return predict_all_p(Z_train, y_train, Z_test, p_values=[int(p)], **kwargs)[:, 0]
 
 
 def error_rates(predictions, y_true):
-    """Misclassification rate of each column of ``predictions`` (shape (n, T) -> (T,))."""
+    """Compute the misclassification rate of each column of ``predictions``.
+
+    Parameters
+    ----------
+    predictions : ndarray of shape (n, T)
+        Predicted labels, one column per p.
+    y_true : array-like of shape (n,)
+        The true labels.
+
+    Returns
+    -------
+    ndarray of shape (T,)
+        The fraction of wrong predictions in each column.
+    """
     return np.mean(predictions != np.asarray(y_true)[:, None], axis=0)
 
 
 def errors_all_p(Z_train, y_train, Z_test, y_test, **kwargs):
-    """Test error rate (fraction in [0, 1]) for every p; keyword arguments as :func:`predict_all_p`.
+    """Compute the test error rate (fraction in [0, 1]) for every p.
+
+    Parameters
+    ----------
+    Z_train : array-like of shape (n_train, P)
+        Projected training data.
+    y_train : array-like of shape (n_train,)
+        Training labels.
+    Z_test : array-like of shape (n_test, P)
+        Projected test data.
+    y_test : array-like of shape (n_test,)
+        Test labels.
+    **kwargs
+        The keyword arguments of :func:`predict_all_p`.
 
     Returns
     -------
-    ndarray of shape (len(p_values),), ``out[p - 1]`` when ``p_values`` is the default.
+    ndarray of shape (len(p_values),)
+        The error rate at each p; ``out[p - 1]`` when ``p_values`` is the default.
     """
     return error_rates(predict_all_p(Z_train, y_train, Z_test, **kwargs), y_test)

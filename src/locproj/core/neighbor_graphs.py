@@ -58,10 +58,20 @@ FAR_RATIO = 1000.0  # isometric projection: a distance with no path is this many
 
 @dataclass(frozen=True)
 class Neighborhoods:
-    """Directed neighbour lists in CSR layout: row ``i``'s neighbours are
-    ``indices[indptr[i]:indptr[i+1]]`` (``i`` itself excluded), with their squared
-    Euclidean distances in ``sq_distances`` (computed from the differences, ``sum((x_i - x_j)**2)``,
-    not from the expansion ``|x|^2 + |z|^2 - 2 x.z``), or None where they were not asked for."""
+    """Directed neighbour lists in CSR layout: row ``i``'s neighbours are ``indices[indptr[i]:indptr[i+1]]``.
+
+    Each parameter is also an attribute of the same name.
+
+    Parameters
+    ----------
+    indptr : ndarray of shape (n_samples + 1,)
+        Where each point's list starts and ends in ``indices``.
+    indices : ndarray of shape (n_edges,)
+        The neighbours of every point in turn (``i`` itself excluded).
+    sq_distances : ndarray of shape (n_edges,) or None
+        Their squared Euclidean distances, computed from the differences, ``sum((x_i - x_j)**2)``,
+        not from the expansion ``|x|^2 + |z|^2 - 2 x.z``; None where they were not asked for.
+    """
 
     indptr: np.ndarray
     indices: np.ndarray
@@ -69,25 +79,50 @@ class Neighborhoods:
 
     @property
     def n_samples(self) -> int:
+        """The number of points (of lists)."""
         return len(self.indptr) - 1
 
     @property
     def counts(self) -> np.ndarray:
+        """The number of neighbours of each point, an array of shape ``(n_samples,)``."""
         return np.diff(self.indptr)
 
     def rows(self) -> np.ndarray:
-        """Row index of every stored edge (the ``i`` of edge ``i -> j``)."""
+        """Return the row index of every stored edge (the ``i`` of edge ``i -> j``).
+
+        Returns
+        -------
+        ndarray of shape (n_edges,)
+            The point whose list holds each entry of ``indices``.
+        """
         return np.repeat(np.arange(self.n_samples), self.counts)
 
     def to_csr(self, values) -> sparse.csr_array:
-        """Sparse matrix with ``values`` on the edges (explicit zeros are kept); it owns its
-        index arrays, so sparse operations that sort them in place leave these lists alone."""
+        """Build the sparse matrix with ``values`` on the edges (explicit zeros are kept).
+
+        Parameters
+        ----------
+        values : array-like of shape (n_edges,)
+            One value per edge, in the order of ``indices``.
+
+        Returns
+        -------
+        scipy.sparse.csr_array of shape (n_samples, n_samples)
+            The matrix. It owns its index arrays, so sparse operations that sort them in place
+            leave these lists alone.
+        """
         n = self.n_samples
         return sparse.csr_array((np.asarray(values, dtype=float), self.indices.copy(), self.indptr.copy()),
                                 shape=(n, n))
 
     def read_only(self) -> Neighborhoods:
-        """This object, its arrays made read-only (it may be shared through a memo)."""
+        """Make the arrays read-only (the object may be shared through a memo).
+
+        Returns
+        -------
+        Neighborhoods
+            This object.
+        """
         for array in (self.indptr, self.indices, self.sq_distances):
             if array is not None:
                 array.setflags(write=False)
@@ -151,22 +186,24 @@ def _check_n_neighbors(n_neighbors, group_size: int, what: str) -> int:
 
 
 _NEIGHBORS_MEMO = LastInput()  # neighbour lists of the last (X, y), per n_neighbors
-_PRECOMPUTED_MAX = 500  # groups up to this size: candidates from one exact distance block each
+#: Groups (classes) up to this size get their neighbour candidates from one exact distance block each
+PRECOMPUTED_GROUP_MAX = 500
 
 
 def kneighbors(X, n_neighbors=5, y=None, *, distances: bool = True) -> Neighborhoods:
-    """k-nearest-neighbour lists, optionally restricted to each point's own class.
+    """Find each point's k nearest neighbours, optionally within its own class.
 
     Parameters
     ----------
-    X : array of shape (n_samples, n_features)
-    n_neighbors : int or 'all'
+    X : array-like of shape (n_samples, n_features)
+        The points.
+    n_neighbors : int or 'all', default=5
         Neighbours per point, the point itself not counted.  ``'all'`` means every other
         point (of the same class when supervised).
-    y : array of shape (n_samples,) or None
+    y : array-like of shape (n_samples,) or None, default=None
         Class labels.  When given, neighbours are searched only within the class of each point
         (paper 000 §3.2; 001 §3.1: ``1 <= k <= n_c - 1``), so no edge links two classes.
-    distances : bool
+    distances : bool, default=True
         Return the squared distances too; without them (``sq_distances`` None) a large search
         saves rescoring the neighbours of every point whose list no tie decided.
 
@@ -207,13 +244,17 @@ def kneighbors(X, n_neighbors=5, y=None, *, distances: bool = True) -> Neighborh
 
 
 def kneighbors_query(X_ref, X_new, n_neighbors: int) -> np.ndarray:
-    """The ``n_neighbors`` nearest rows of ``X_ref`` to each row of ``X_new``, by the rule of
-    :func:`kneighbors` (the scale ``s`` from ``X_ref``'s mean; no row is excluded).
+    """Find the ``n_neighbors`` nearest rows of ``X_ref`` to each row of ``X_new``.
+
+    The rule is that of :func:`kneighbors`, the scale ``s`` from ``X_ref``'s mean; no row is
+    excluded.
 
     Parameters
     ----------
-    X_ref : array of shape (n_ref, n_features)
-    X_new : array of shape (n_new, n_features)
+    X_ref : array-like of shape (n_ref, n_features)
+        The reference points.
+    X_new : array-like of shape (n_new, n_features)
+        The query points.
     n_neighbors : int
         At most ``n_ref``.
 
@@ -250,11 +291,11 @@ def _search(X: np.ndarray, n_neighbors, y, distances: bool) -> Neighborhoods:
     k = ks[0]
     idx = np.empty((n, k), dtype=np.int64)
     sq = np.empty((n, k))
-    small = [g for g in groups if len(g) <= _PRECOMPUTED_MAX]
+    small = [g for g in groups if len(g) <= PRECOMPUTED_GROUP_MAX]
     if small:
         points = np.concatenate(small)
         idx[points], sq[points] = _search_blocks(X, small, k)
-    for g in (g for g in groups if len(g) > _PRECOMPUTED_MAX):
+    for g in (g for g in groups if len(g) > PRECOMPUTED_GROUP_MAX):
         idx[g], sq_g = _search_large(X, g, k, distances)
         if distances:
             sq[g] = sq_g
@@ -308,25 +349,57 @@ def _all_others(X: np.ndarray, groups: list[np.ndarray]) -> Neighborhoods:
 
 
 def binary_weights(nbhd: Neighborhoods) -> sparse.csr_array:
-    """``w_ij = 1`` on every edge (paper 003, "simple-minded" weights)."""
+    """Weight every edge ``w_ij = 1`` (paper 003, "simple-minded" weights).
+
+    Parameters
+    ----------
+    nbhd : Neighborhoods
+        The neighbour lists (:func:`kneighbors`).
+
+    Returns
+    -------
+    scipy.sparse.csr_array of shape (n_samples, n_samples)
+        The (directed) weight matrix.
+    """
     return nbhd.to_csr(np.ones(len(nbhd.indices)))
 
 
 def default_heat_gamma(nbhd: Neighborhoods) -> float:
-    """Default heat-kernel width: the mean squared distance over the graph's edges.
+    """Return the default heat-kernel width: the mean squared distance over the graph's edges.
 
     Scale-free and local; paper 000 §6.2 instead searches a grid ``sigma0^2 * 2^k`` with
     ``sigma0`` the mean norm of the training data -- pass ``gamma`` explicitly to follow it.
+
+    Parameters
+    ----------
+    nbhd : Neighborhoods
+        The neighbour lists (:func:`kneighbors`).
+
+    Returns
+    -------
+    float
+        The mean squared edge length, or 1 when it is 0.
     """
     mean_sq = float(np.mean(nbhd.sq_distances))
     return mean_sq if mean_sq > 0 else 1.0
 
 
 def heat_weights(nbhd: Neighborhoods, gamma: float | None = None) -> sparse.csr_array:
-    """Heat-kernel weights ``w_ij = exp(-||x_i - x_j||^2 / gamma)`` on the edges.
+    """Weight the edges by the heat kernel ``w_ij = exp(-||x_i - x_j||^2 / gamma)``.
 
     Paper 000 §6.2 (``gamma``) and paper 003 eq. 12 (``t``) use the same convention.
-    ``gamma=None`` uses :func:`default_heat_gamma`.
+
+    Parameters
+    ----------
+    nbhd : Neighborhoods
+        The neighbour lists (:func:`kneighbors`).
+    gamma : float or None, default=None
+        The width; None uses :func:`default_heat_gamma`.
+
+    Returns
+    -------
+    scipy.sparse.csr_array of shape (n_samples, n_samples)
+        The (directed) weight matrix.
     """
     if gamma is None:
         gamma = default_heat_gamma(nbhd)
@@ -336,13 +409,37 @@ def heat_weights(nbhd: Neighborhoods, gamma: float | None = None) -> sparse.csr_
 
 
 def symmetrize(W) -> sparse.csr_array:
-    """``max(W, W^T)``: an edge in either direction (the usual LPP kNN graph)."""
+    """Symmetrize ``W`` as ``max(W, W^T)``: an edge in either direction (the usual LPP kNN graph).
+
+    Parameters
+    ----------
+    W : sparse matrix or array-like of shape (n_samples, n_samples)
+        The weights.
+
+    Returns
+    -------
+    scipy.sparse.csr_array of shape (n_samples, n_samples)
+        ``max(W, W^T)``.
+    """
     W = sparse.csr_array(W)
     return sparse.csr_array(W.maximum(W.T))
 
 
 def laplacian(W) -> tuple[sparse.csr_array, sparse.csr_array]:
-    """Graph Laplacian ``L = D - W`` and degree matrix ``D = diag(sum_j w_ij)`` (003 eq. 14)."""
+    """Form the graph Laplacian ``L = D - W`` and degree matrix ``D = diag(sum_j w_ij)`` (003 eq. 14).
+
+    Parameters
+    ----------
+    W : sparse matrix or array-like of shape (n_samples, n_samples)
+        The weights.
+
+    Returns
+    -------
+    L : scipy.sparse.csr_array of shape (n_samples, n_samples)
+        The Laplacian ``D - W``.
+    D : scipy.sparse.csr_array of shape (n_samples, n_samples)
+        The degree matrix.
+    """
     W = sparse.csr_array(W)
     D = sparse.diags_array(np.asarray(W.sum(axis=1)).ravel(), format="csr")
     return sparse.csr_array(D - W), D
@@ -353,9 +450,19 @@ _MAX_FACTOR_BLOCK = 256  # largest connected component factored densely by lapla
 
 @dataclass(frozen=True)
 class Components:
-    """The connected components of a graph: ``labels[i]`` is point ``i``'s component,
-    ``sizes[c]`` its number of points and ``local[i]`` the position of ``i`` among them
-    (points in index order)."""
+    """The connected components of a graph (:meth:`of`).
+
+    Each parameter is also an attribute of the same name.
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n_samples,)
+        ``labels[i]`` is point ``i``'s component.
+    sizes : ndarray of shape (n_components,)
+        ``sizes[c]`` is the number of points of component ``c``.
+    local : ndarray of shape (n_samples,)
+        ``local[i]`` is the position of ``i`` among the points of its component (in index order).
+    """
 
     labels: np.ndarray
     sizes: np.ndarray
@@ -363,7 +470,18 @@ class Components:
 
     @classmethod
     def of(cls, W) -> Components:
-        """Components of the undirected graph with an edge wherever ``W`` or ``W^T`` has one."""
+        """Find the components of the undirected graph with an edge wherever ``W`` or ``W^T`` has one.
+
+        Parameters
+        ----------
+        W : sparse matrix or array-like of shape (n_samples, n_samples)
+            The graph's weights.
+
+        Returns
+        -------
+        Components
+            Its connected components.
+        """
         n_components, labels = connected_components(W, directed=False)
         sizes = np.bincount(labels, minlength=n_components)
         order = np.argsort(labels, kind="stable")  # points grouped by component
@@ -372,8 +490,17 @@ class Components:
         return cls(labels=labels, sizes=sizes, local=local)
 
     def by_size(self):
-        """``(size, components, members)`` for each component size, ascending: ``members[b]``
-        lists the points of ``components[b]`` in index order."""
+        """Group the components by size, ascending.
+
+        Yields
+        ------
+        size : int
+            A component size.
+        components : ndarray of shape (n_blocks,)
+            The components of that size.
+        members : ndarray of shape (n_blocks, size)
+            ``members[b]`` lists the points of ``components[b]`` in index order.
+        """
         order = np.argsort(self.labels, kind="stable")
         for size in np.unique(self.sizes):
             components = np.flatnonzero(self.sizes == size)
@@ -383,9 +510,22 @@ class Components:
 
 @dataclass(frozen=True)
 class BlockDiagonal:
-    """An ``n x n`` block-diagonal matrix, its blocks stacked by size: ``blocks[s][b]`` (an
-    ``m x m`` array) sits on the rows and columns ``index[s][b]`` (disjoint; rows in no block are
-    zero).  ``E @ Y`` costs one batched product per block size."""
+    """An ``n x n`` block-diagonal matrix, its blocks stacked by size.
+
+    ``E @ Y`` costs one batched product per block size. Each parameter is also an attribute of
+    the same name.
+
+    Parameters
+    ----------
+    blocks : tuple of ndarray
+        One array of shape ``(n_blocks, m, m)`` per block size ``m``: ``blocks[s][b]`` sits on the
+        rows and columns ``index[s][b]``.
+    index : tuple of ndarray
+        One int array of shape ``(n_blocks, m)`` per block size: the rows and columns of each block
+        (disjoint; rows in no block are zero).
+    n : int
+        The order of the matrix.
+    """
 
     blocks: tuple  # of arrays (n_blocks, m, m)
     index: tuple  # of int arrays (n_blocks, m)
@@ -393,6 +533,7 @@ class BlockDiagonal:
 
     @property
     def shape(self) -> tuple[int, int]:
+        """The shape ``(n, n)``."""
         return (self.n, self.n)
 
     def __matmul__(self, Y):
@@ -403,10 +544,23 @@ class BlockDiagonal:
         return out
 
     def toarray(self) -> np.ndarray:
+        """Form the matrix as a dense array.
+
+        Returns
+        -------
+        ndarray of shape (n, n)
+            The matrix.
+        """
         return self._dense(self.blocks)
 
     def gram(self) -> np.ndarray:
-        """``E^T E`` as a dense array."""
+        """Form ``E^T E`` as a dense array, ``E`` this matrix.
+
+        Returns
+        -------
+        ndarray of shape (n, n)
+            ``E^T E``, block by block.
+        """
         return self._dense(np.matmul(blocks.transpose(0, 2, 1), blocks) for blocks in self.blocks)
 
     def _dense(self, stacks) -> np.ndarray:
@@ -417,12 +571,21 @@ class BlockDiagonal:
 
 
 def laplacian_factor(W) -> BlockDiagonal | None:
-    """``E`` with ``E^T E = D - W`` (symmetric ``W >= 0``), block-diagonal over the graph's
-    connected components, or None if one has more than 256 points.
+    """Factor the Laplacian ``D - W`` as ``E^T E``, block-diagonal over the graph's connected components.
 
     Each component's Laplacian ``L_c`` (positive semi-definite) is factored from its eigen-
     decomposition, ``E_c = Lambda^1/2 U^T``.  A supervised graph never links two classes, so
     ``X^T L X`` becomes a rank-k update ``(E X)^T (E X)``: half the work of ``X^T (L X)``.
+
+    Parameters
+    ----------
+    W : sparse matrix or array-like of shape (n_samples, n_samples)
+        Symmetric weights, ``W >= 0``.
+
+    Returns
+    -------
+    BlockDiagonal or None
+        ``E``; None if a component has more than 256 points.
     """
     W = sparse.coo_array(W)
     parts = Components.of(W)
@@ -449,11 +612,22 @@ def laplacian_factor(W) -> BlockDiagonal | None:
 
 
 def geodesic_graph(nbhd: Neighborhoods) -> sparse.csr_array:
-    """The symmetric kNN graph with Euclidean edge lengths: an edge ``i - j`` (length
-    ``||x_i - x_j||``) where either point is among the other's neighbours.
+    """Build the symmetric kNN graph with Euclidean edge lengths.
 
-    Coincident points are joined by explicit zero-length edges, which ``scipy.sparse.csgraph``
-    reads as edges (``max(W, W^T)`` would drop them)."""
+    An edge ``i - j`` (length ``||x_i - x_j||``) joins two points where either is among the
+    other's neighbours. Coincident points are joined by explicit zero-length edges, which
+    ``scipy.sparse.csgraph`` reads as edges (``max(W, W^T)`` would drop them).
+
+    Parameters
+    ----------
+    nbhd : Neighborhoods
+        The neighbour lists (:func:`kneighbors`), with their squared distances.
+
+    Returns
+    -------
+    scipy.sparse.csr_array of shape (n_samples, n_samples)
+        The edge lengths, symmetric.
+    """
     n = nbhd.n_samples
     rows, cols = nbhd.rows(), nbhd.indices
     lengths = np.sqrt(nbhd.sq_distances)
@@ -468,15 +642,37 @@ def geodesic_graph(nbhd: Neighborhoods) -> sparse.csr_array:
 
 
 def geodesic_distances(graph) -> np.ndarray:
-    """Shortest-path distances on the undirected ``graph`` (Dijkstra), ``inf`` between points of
-    different connected components."""
+    """Compute the shortest-path distances on the undirected ``graph`` (Dijkstra).
+
+    Parameters
+    ----------
+    graph : sparse matrix of shape (n_samples, n_samples)
+        The edge lengths (:func:`geodesic_graph`).
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_samples)
+        The distances, ``inf`` between points of different connected components.
+    """
     return shortest_path(graph, method="D", directed=False)
 
 
 def double_centered_squares(G: np.ndarray) -> np.ndarray:
-    """Isomap's ``tau(G) = -H S H / 2`` with ``S_ij = G_ij^2`` and ``H = I - 1 1^T / n`` the
-    centring matrix: the inner products of the points whose distances are ``G`` (if they are
-    Euclidean).  ``G`` symmetric."""
+    """Compute Isomap's ``tau(G) = -H S H / 2``, with ``S_ij = G_ij^2`` and ``H = I - 1 1^T / n``.
+
+    ``H`` is the centring matrix, so ``tau(G)`` holds the inner products of the points whose
+    distances are ``G`` (if they are Euclidean).
+
+    Parameters
+    ----------
+    G : ndarray of shape (n, n)
+        Symmetric distances.
+
+    Returns
+    -------
+    ndarray of shape (n, n)
+        ``tau(G)``.
+    """
     S = np.square(G)
     means = S.mean(axis=0)
     tau = S - means[:, None]
@@ -487,7 +683,7 @@ def double_centered_squares(G: np.ndarray) -> np.ndarray:
 
 
 def isometric_distances(X, n_neighbors, y=None, far_ratio: float = FAR_RATIO) -> np.ndarray:
-    """Isometric projection's distances ``D``, as the authors' ``IsoP.m`` builds them.
+    """Compute isometric projection's distances ``D``, as the authors' ``IsoP.m`` builds them.
 
     Geodesic distances on the symmetric kNN graph (:func:`geodesic_graph`), within each class when
     ``y`` is given: a class whose size is at most ``n_neighbors + 1`` (or ``n_neighbors='all'``)
@@ -497,7 +693,23 @@ def isometric_distances(X, n_neighbors, y=None, far_ratio: float = FAR_RATIO) ->
     classes, and between the connected components of a graph -- is ``far_ratio`` times the largest
     Euclidean distance (within a class when ``y`` is given): ``IsoP.m``'s "effectively infinite
     distance" (``INFratio = 1000``).  ``IsoP.m`` leaves a disconnected class graph infinite, which
-    makes its ``tau`` NaN; here those distances are the same far value.  A dense ``(n, n)`` array.
+    makes its ``tau`` NaN; here those distances are the same far value.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The points.
+    n_neighbors : int or 'all'
+        Neighbours per point of the kNN graph (within its class when ``y`` is given).
+    y : array-like of shape (n_samples,), default=None
+        Class labels; None for one graph over all points.
+    far_ratio : float, default=1000.0
+        The far distance as a multiple of the largest Euclidean distance.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_samples)
+        The distances ``D``, dense.
     """
     X = check_finite(X)
     n = len(X)
@@ -532,6 +744,17 @@ def _neighbor_count(n_neighbors) -> float:
 
 
 def isometric_tau(D: np.ndarray) -> np.ndarray:
-    """``tau(D)`` symmetrised as ``IsoP.m`` does (``max(tau, tau^T)``: equal up to rounding)."""
+    """Compute ``tau(D)`` (:func:`double_centered_squares`), symmetrised as ``IsoP.m`` does.
+
+    Parameters
+    ----------
+    D : ndarray of shape (n, n)
+        The distances (:func:`isometric_distances`).
+
+    Returns
+    -------
+    ndarray of shape (n, n)
+        ``max(tau, tau^T)`` (the two are equal up to rounding).
+    """
     tau = double_centered_squares(D)
     return np.maximum(tau, tau.T)

@@ -43,14 +43,37 @@ _KERNEL_BLOCKS_MEMO = LastInput()  # LLP's local kernel matrices of the last (X,
 
 
 def reconstruction_error(W) -> sparse.csr_array:
-    """``I - W``: row ``i`` is the error of reconstructing ``x_i`` from its neighbours."""
+    """Form ``I - W``: row ``i`` is the error of reconstructing ``x_i`` from its neighbours.
+
+    Parameters
+    ----------
+    W : sparse matrix or array-like of shape (n_samples, n_samples)
+        Reconstruction weights.
+
+    Returns
+    -------
+    scipy.sparse.csr_array of shape (n_samples, n_samples)
+        ``I - W``.
+    """
     W = sparse.csr_array(W)
     return sparse.csr_array(sparse.eye_array(W.shape[0], format="csr") - W)
 
 
 def reconstruction_cost(W) -> sparse.csr_array:
-    """``(I - W)^T (I - W)``: cost of reconstructing every point from its neighbours
-    (001 eq. 8 for LLE weights, 000 eq. 36 ``T`` for LLP's ``A``)."""
+    """Form ``(I - W)^T (I - W)``, the cost of reconstructing every point from its neighbours.
+
+    001 eq. 8 for LLE weights, 000 eq. 36 ``T`` for LLP's ``A``.
+
+    Parameters
+    ----------
+    W : sparse matrix or array-like of shape (n_samples, n_samples)
+        Reconstruction weights.
+
+    Returns
+    -------
+    scipy.sparse.csr_array of shape (n_samples, n_samples)
+        ``(I - W)^T (I - W)``.
+    """
     E = reconstruction_error(W)
     return sparse.csr_array(E.T @ E)
 
@@ -140,15 +163,15 @@ def _check_retained_variance(retained_variance) -> None:
 
 def lle_weights(X, nbhd: Neighborhoods, reg: float = 1e-3, reg_mode: str = "trace",
                 retained_variance: float = 0.9, subspace=None) -> sparse.csr_array:
-    """LLE reconstruction weights: row ``i`` minimises ``||x_i - sum_j w_ij x_j||^2``
-    subject to ``sum_j w_ij = 1`` (001 eq. 5-7; 004 eq. 2-4).
+    """Compute LLE's reconstruction weights (001 eq. 5-7; 004 eq. 2-4).
 
+    Row ``i`` minimises ``||x_i - sum_j w_ij x_j||^2`` subject to ``sum_j w_ij = 1``:
     ``w_i = G_i^{-1} 1 / (1^T G_i^{-1} 1)`` with the local Gram matrix
     ``G_i[j, l] = (x_i - x_j)^T (x_i - x_l)`` regularised as
 
     * ``reg_mode='trace'``: ``G_i + r * tr(G_i) I`` (001 §3.3, ``r * sum_j lambda_G^(j)``);
     * ``reg_mode='fixed'``: ``G_i + r I`` (004 §2), ``r`` a number or one per sample (e.g. the
-      ``ridge`` of :func:`local_pca`, which is what ``'auto'`` computes);
+      ``ridge`` of :func:`spectrum_summary`, which is what ``'auto'`` computes);
     * ``reg_mode='auto'``: ``G_i + sigma_i^2 I`` with ``sigma_i^2`` the mean of the eigenvalues
       of ``G_i`` beyond the first ``m_i``, ``m_i`` the fewest retaining the fraction
       ``retained_variance`` of their sum (004 §3.2; ``reg`` is ignored), or beyond one ``m``
@@ -157,7 +180,26 @@ def lle_weights(X, nbhd: Neighborhoods, reg: float = 1e-3, reg_mode: str = "trac
     A point whose neighbours all coincide with it (``G_i = 0``, exact duplicates) gets the uniform
     weights ``1 / k``, the limit of the regularised solution.
 
-    Returns a CSR matrix whose rows sum to one.
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The points.
+    nbhd : Neighborhoods
+        Their neighbours (:func:`locproj.core.neighbor_graphs.kneighbors`).
+    reg : float or ndarray of shape (n_samples,), default=1e-3
+        The regularisation ``r``; one per sample with ``reg_mode='fixed'`` only.
+    reg_mode : {'trace', 'fixed', 'auto'}, default='trace'
+        How ``r`` regularises the local Gram matrices (above).
+    retained_variance : float, default=0.9
+        The fraction ``v`` of ``reg_mode='auto'``, in (0, 1].
+    subspace : tuple of (int, int), optional
+        ``(m, d)``: the noise of ``reg_mode='auto'`` beyond one ``m`` for every point, in ``d``
+        dimensions (:func:`spectrum_summary`); by default beyond each point's own ``m_i``.
+
+    Returns
+    -------
+    W : scipy.sparse.csr_array of shape (n_samples, n_samples)
+        The weights, each row summing to one.
     """
     X = check_finite(X)
     _check_retained_variance(retained_variance)
@@ -196,7 +238,7 @@ def _affine_weights(diff: np.ndarray, reg: float, reg_mode: str, retained_varian
 
 def lle_weights_out_of_sample(X_new, X, neighbors, reg: float = 1e-3, reg_mode: str = "trace",
                               retained_variance: float = 0.9, subspace=None) -> sparse.csr_array:
-    """Reconstruction weights of new points from their neighbours among ``X`` (004 §2, end).
+    """Compute the reconstruction weights of new points from their neighbours among ``X`` (004 §2, end).
 
     Row ``i`` of the ``(n_new, n)`` result holds eq. 4's weights of ``X_new[i]`` on the points
     ``X[neighbors[i]]``, with the regularisation of :func:`lle_weights` (``reg``, ``reg_mode``,
@@ -207,6 +249,30 @@ def lle_weights_out_of_sample(X_new, X, neighbors, reg: float = 1e-3, reg_mode: 
     zero, and this is the ``r -> 0`` limit of eq. 4 whenever the other neighbours' Gram matrix is
     non-singular.  So a training point is mapped onto its own embedding (an automatic ridge
     ``sigma^2`` of the size of ``Q``'s small eigenvalues would otherwise pull it away).
+
+    Parameters
+    ----------
+    X_new : array-like of shape (n_new, n_features)
+        The new points.
+    X : array-like of shape (n_samples, n_features)
+        The points they are reconstructed from.
+    neighbors : array-like of int of shape (n_new, k)
+        The rows of ``X`` that are the neighbours of each new point
+        (:func:`locproj.core.neighbor_graphs.kneighbors_query`).
+    reg : float, default=1e-3
+        The regularisation ``r``.
+    reg_mode : {'trace', 'fixed', 'auto'}, default='trace'
+        How ``r`` regularises the local Gram matrices (above).
+    retained_variance : float, default=0.9
+        The fraction ``v`` of ``reg_mode='auto'``, in (0, 1].
+    subspace : tuple of (int, int), optional
+        ``(m, d)``: the noise of ``reg_mode='auto'`` beyond one ``m`` for every point, in ``d``
+        dimensions (:func:`spectrum_summary`); by default beyond each point's own ``m_i``.
+
+    Returns
+    -------
+    W_new : scipy.sparse.csr_array of shape (n_new, n_samples)
+        The weights, each row summing to one.
     """
     X_new, X = check_finite(X_new, "X_new"), check_finite(X)
     _check_retained_variance(retained_variance)
@@ -228,9 +294,19 @@ def lle_weights_out_of_sample(X_new, X, neighbors, reg: float = 1e-3, reg_mode: 
 
 
 def local_pca(X, nbhd: Neighborhoods, retained_variance: float = 0.9) -> tuple[np.ndarray, np.ndarray]:
-    """Local PCA of every neighbourhood from the eigenvalues of its Gram matrix
-    ``Q_i = (N - x_i 1)^T (N - x_i 1)`` (004 eq. 3), whose non-zero eigenvalues are those of the
-    local scatter ``C_i = (N - x_i 1)(N - x_i 1)^T`` (004 §3, Appendix).
+    """Run a local PCA of every neighbourhood from the eigenvalues of its Gram matrix.
+
+    The Gram matrix ``Q_i = (N - x_i 1)^T (N - x_i 1)`` (004 eq. 3) has the non-zero eigenvalues
+    of the local scatter ``C_i = (N - x_i 1)(N - x_i 1)^T`` (004 §3, Appendix).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The points.
+    nbhd : Neighborhoods
+        Their neighbours (:func:`locproj.core.neighbor_graphs.kneighbors`).
+    retained_variance : float, default=0.9
+        The fraction ``v``, in (0, 1].
 
     Returns
     -------
@@ -240,7 +316,8 @@ def local_pca(X, nbhd: Neighborhoods, retained_variance: float = 0.9) -> tuple[n
     sigma2 : float array of shape (n_samples,)
         ``sigma_i^2`` of :func:`spectrum_summary` with ``subspace=None``: the mean of the
         ``k - m_i`` remaining eigenvalues of ``Q_i``; 0 when ``m_i = k``.  This is the ridge of
-        ``lle_weights(reg_mode='auto')`` (which replaces a 0 by ``1e-3 tr(Q_i)``, :func:`spectrum_summary`).
+        ``lle_weights(reg_mode='auto')`` (which replaces a numerical 0 by ``1e-3 tr(Q_i)``,
+        :func:`spectrum_summary`).
     """
     _check_retained_variance(retained_variance)
     m, sigma2, _ = spectrum_summary(local_spectra(X, nbhd), retained_variance)
@@ -248,11 +325,21 @@ def local_pca(X, nbhd: Neighborhoods, retained_variance: float = 0.9) -> tuple[n
 
 
 def max_sq_distance(X) -> float:
-    """``max_ij ||x_i - x_j||^2`` (the ``max(D)`` of 004 eq. 8) without an ``n x n`` matrix.
+    """Compute ``max_ij ||x_i - x_j||^2`` (the ``max(D)`` of 004 eq. 8) without an ``n x n`` matrix.
 
     Row blocks of the upper triangle of the expansion ``|x|^2 + |z|^2 - 2 x.z`` (on centred
     data, the products through BLAS) locate the farthest pair; its distance is then recomputed
     exactly as ``sum((x_i - x_j)^2)``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The points.
+
+    Returns
+    -------
+    float
+        The largest squared distance; 0 for fewer than two points.
     """
     X = check_finite(X)
     n = len(X)
@@ -276,13 +363,27 @@ def max_sq_distance(X) -> float:
 
 
 def class_penalized_coordinates(X, y, penalty: float) -> np.ndarray:
-    """Coordinates whose squared distances are ``D' = D + penalty * Delta`` (004 eq. 8 with
-    ``penalty = alpha * max(D)``), ``Delta_ij = 1`` when ``y_i != y_j``.
+    """Build coordinates whose squared distances are SLLE's ``D' = D + penalty * Delta``.
 
-    ``X`` with ``sqrt(penalty / 2)`` times the one-hot code of ``y`` appended: two one-hot codes
-    differ by ``|e_a - e_b|^2 = 2`` when ``a != b``.  So ``D'`` is a Euclidean distance matrix,
+    004 eq. 8, with ``penalty = alpha * max(D)`` and ``Delta_ij = 1`` when ``y_i != y_j``.  The
+    coordinates are ``X`` with ``sqrt(penalty / 2)`` times the one-hot code of ``y`` appended: two
+    one-hot codes differ by ``|e_a - e_b|^2 = 2`` when ``a != b``.  So ``D'`` is a Euclidean distance matrix,
     a neighbour search on these coordinates is the search under ``D'``, and their local Gram
     matrices (eq. 3) are those of eq. 5 computed from ``D'``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The points.
+    y : array-like of shape (n_samples,)
+        Class labels.
+    penalty : float
+        The distance ``alpha * max(D)`` added between classes, ``>= 0``.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_features + n_classes)
+        The coordinates.
     """
     X = check_finite(X)
     if not penalty >= 0:
@@ -309,7 +410,7 @@ def _solve_regularized(Q: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def local_krr_weights(X, nbhd: Neighborhoods, reg: float = 1.0, kernel: str = "linear",
                       gamma: float | None = None, center: bool = True) -> sparse.csr_array:
-    """LLP's local-learning matrix ``A`` (000 eq. 29-32).
+    """Compute LLP's local-learning matrix ``A`` (000 eq. 29-32).
 
     Row ``i`` holds ``alpha_i^T = k_i^T (K_i + lambda I)^{-1}`` on ``i``'s neighbours, where
     ``K_i = [K(x_j, x_l)]`` over the neighbours ``j, l`` of ``x_i`` and
@@ -318,14 +419,24 @@ def local_krr_weights(X, nbhd: Neighborhoods, reg: float = 1.0, kernel: str = "l
 
     Parameters
     ----------
-    reg : float
+    X : array-like of shape (n_samples, n_features)
+        The points.
+    nbhd : Neighborhoods
+        Their neighbours (:func:`locproj.core.neighbor_graphs.kneighbors`).
+    reg : float, default=1.0
         The ridge ``lambda > 0`` of eq. 2.
-    kernel : {'linear', 'rbf'}
-        ``x^T z`` or ``exp(-gamma ||x - z||^2)`` (``gamma=None``: ``1 / n_features``,
-        scikit-learn's default).
-    center : bool
+    kernel : {'linear', 'rbf'}, default='linear'
+        ``x^T z`` or ``exp(-gamma ||x - z||^2)``.
+    gamma : float or None, default=None
+        The width of the RBF kernel; None: ``1 / n_features``, scikit-learn's default.
+    center : bool, default=True
         Linear kernel only: evaluate it on mean-centred data.  Paper 000 footnote 3 says the
         algorithm does not need centring in feature space; it leaves the choice open.
+
+    Returns
+    -------
+    A : scipy.sparse.csr_array of shape (n_samples, n_samples)
+        Row ``i`` holds ``alpha_i`` on ``i``'s neighbours.
     """
     X = check_finite(X)
     if not reg > 0:

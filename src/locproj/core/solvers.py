@@ -73,7 +73,9 @@ _RIDGE_CLUSTER_FACTOR = 1e3  # with the ridge, eigenvalues are only resolved to 
 class Embedding:
     """Result of :func:`solve_embedding`.
 
-    Attributes
+    Each parameter is also an attribute of the same name.
+
+    Parameters
     ----------
     components : ndarray of shape (n_features, k)
         Columns ``P``, constraint-scaled, sign-fixed.
@@ -99,19 +101,35 @@ class Embedding:
 
 @dataclass(frozen=True)
 class GramFactor:
-    """A graph or constraint matrix given as ``E^T E`` (e.g. ``(I - W)^T (I - W)``, 001 eq. 8,
-    000 eq. 36): the solver then forms ``(E Y)^T (E Y)`` by a rank-k update."""
+    """A graph or constraint matrix given as ``E^T E`` (e.g. ``(I - W)^T (I - W)``, 001 eq. 8, 000 eq. 36).
+
+    The solver then forms ``(E Y)^T (E Y)`` by a rank-k update.
+
+    Parameters
+    ----------
+    E : sparse matrix or ndarray of shape (m, n)
+        The factor (or an object with ``shape``, ``@``, ``.T`` and ``gram()`` or ``toarray()``,
+        such as :class:`locproj.core.neighbor_graphs.BlockDiagonal`).
+    """
 
     E: object  # (m, n) sparse matrix or array
 
     @property
     def shape(self) -> tuple[int, int]:
+        """The shape ``(n, n)`` of ``E^T E``."""
         return (self.E.shape[1], self.E.shape[1])
 
     def __matmul__(self, Y):
         return self.E.T @ (self.E @ Y)
 
     def toarray(self) -> np.ndarray:
+        """Form ``E^T E`` as a dense array.
+
+        Returns
+        -------
+        ndarray of shape (n, n)
+            ``E^T E``.
+        """
         if hasattr(self.E, "gram"):  # e.g. locproj.core.neighbor_graphs.BlockDiagonal: E^T E block by block
             return self.E.gram()
         E = self.E.toarray() if hasattr(self.E, "toarray") else np.asarray(self.E)
@@ -225,11 +243,30 @@ def _centered_kernel_basis(K: np.ndarray) -> _CenteredKernelBasis | None:
 
 def pca_basis(Xc: np.ndarray, *, whiten: bool, tol: float | None = None,
               symmetric: bool = False) -> _Basis | _ComplementBasis:
-    """Orthonormal (or whitened) basis of the row space of ``Xc``, zero components removed.
+    """Compute an orthonormal (or whitened) basis of the row space of ``Xc``, zero components removed.
 
-    ``symmetric=True``: ``Xc`` is a symmetric PSD (kernel) matrix; its own eigen-decomposition
-    gives the basis (no squaring of the condition number) -- or, for a centred kernel that is
-    safely of rank ``n - 1``, the cheaper :class:`_CentredKernelBasis`.
+    Parameters
+    ----------
+    Xc : ndarray of shape (n_samples, n_features)
+        The (centred) data.
+    whiten : bool
+        Whiten the working coordinates (``Y^T Y = I``) instead of keeping the basis orthonormal
+        (``T^T T = I``).
+    tol : float, optional
+        Relative threshold on the eigenvalues of ``Xc^T Xc`` (squared singular values) below which
+        a component counts as zero; default ``10 max(n_samples, n_features) eps``.
+    symmetric : bool, default=False
+        ``Xc`` is a symmetric PSD (kernel) matrix; its own eigen-decomposition gives the basis (no
+        squaring of the condition number, and the threshold is ``sqrt(tol)`` on its eigenvalues)
+        -- or, for a centred kernel that is safely of rank ``n - 1``, the cheaper
+        ``_CenteredKernelBasis``.
+
+    Returns
+    -------
+    basis : object
+        The working coordinates: ``basis.rank`` components, ``Xc @ T = Y`` (``T`` of shape
+        ``(n_features, rank)``, ``Y`` of shape ``(n_samples, rank)``), ``basis.to_input(A)``
+        mapping coordinates ``A`` to ``T @ A``.
     """
     n, d = Xc.shape
     if tol is None:
@@ -328,6 +365,7 @@ def solve_embedding(X, L, B=None, *, constraint: str = "B", n_components: int | 
     B : same types, optional
         Constraint matrix for ``constraint='B'``; ``None`` is the identity.
     constraint : {'B', 'orthonormal'}
+        The constraint ``P^T X~^T B X~ P = I`` or ``P^T P = I`` (module docstring).
     n_components : int or None
         Number of columns to return; None returns all available (the PCA rank).
     maximize : bool
@@ -349,6 +387,7 @@ def solve_embedding(X, L, B=None, *, constraint: str = "B", n_components: int | 
     Returns
     -------
     Embedding
+        The columns ``P``, their eigenvalues, the mean subtracted and the rank of the PCA space.
     """
     X = np.asarray(X, dtype=float)
     memo = _DATA_MEMO.values_for(X, np.asarray(center))
@@ -431,7 +470,20 @@ def _check_square(L, n: int, name: str) -> None:
 
 
 def check_n_components(n_components, available: int) -> int:
-    """``n_components`` resolved against the ``available`` count (None: all); clear error if too many."""
+    """Resolve ``n_components`` against the ``available`` count; a clear error if too many.
+
+    Parameters
+    ----------
+    n_components : int or None
+        The number of components asked for; None for all.
+    available : int
+        The number available (the rank of the centred training data).
+
+    Returns
+    -------
+    int
+        ``n_components``, or ``available`` for None.
+    """
     if n_components is None:
         return available
     if n_components < 1 or n_components > available:
@@ -557,10 +609,22 @@ def _resolve_degenerate(lam: np.ndarray, A: np.ndarray, basis: _Basis, rtol: flo
 
 
 def fix_signs(P: np.ndarray) -> np.ndarray:
-    """Flip columns so that each column's entry of largest ``|value|`` is positive.  Entries within
-    ``1e-9`` (relative) of the largest count as tied, and the first of them decides: an entry
-    equal to the largest up to rounding, as in a column that is ``+a`` on one class and ``-a`` on
-    another, never decides by its last bits."""
+    """Flip columns so that each column's entry of largest ``|value|`` is positive.
+
+    Entries within ``1e-9`` (relative) of the largest count as tied, and the first of them decides:
+    an entry equal to the largest up to rounding, as in a column that is ``+a`` on one class and
+    ``-a`` on another, never decides by its last bits.
+
+    Parameters
+    ----------
+    P : ndarray of shape (n_rows, n_columns)
+        The columns.
+
+    Returns
+    -------
+    ndarray of shape (n_rows, n_columns)
+        ``P`` with some columns negated (``P`` itself when it is empty).
+    """
     if P.size == 0:
         return P
     magnitude = np.abs(P)

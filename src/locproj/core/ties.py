@@ -80,25 +80,60 @@ _MANY_PAIRS = 512  # from this many pairs on, exact distances are summed one col
 
 
 def sq_norm_prefixes(A) -> np.ndarray:
-    """Running sums ``sum_{k <= p} a_k^2`` along each row, shape ``(n, d)``.
+    """Compute the running sums ``sum_{k <= p} a_k^2`` along each row.
 
     ``numpy.cumsum`` adds left to right (every partial sum is an output), so column ``p - 1`` is
     bitwise the same whatever the number of columns after it.
+
+    Parameters
+    ----------
+    A : array-like of shape (n, d)
+        The rows.
+
+    Returns
+    -------
+    ndarray of shape (n, d)
+        Column ``p - 1`` holds ``sum_{k <= p} a_k^2`` of each row.
     """
     A = np.asarray(A, dtype=float)
     return np.cumsum(A * A, axis=1)
 
 
 def sq_norms(A) -> np.ndarray:
-    """``||a||^2`` of each row.  A scale, not a decision: its rounding moves a band's edge by a
-    relative ``1e-16`` of the band, so numpy may sum in any order."""
+    """Compute ``||a||^2`` of each row.
+
+    A scale, not a decision: its rounding moves a band's edge by a relative ``1e-16`` of the band,
+    so numpy may sum in any order.
+
+    Parameters
+    ----------
+    A : array-like of shape (n, d)
+        The rows.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        Their squared norms.
+    """
     A = np.asarray(A, dtype=float)
     return np.einsum("ij,ij->i", A, A)
 
 
 def tie_scales(T, R) -> np.ndarray:
-    """The scale ``s(t) = ||t - mu||^2 + max_j ||r_j - mu||^2`` of each query row ``t`` of ``T``,
-    ``mu`` the mean of the reference rows ``R``."""
+    """Compute the scale ``s(t) = ||t - mu||^2 + max_j ||r_j - mu||^2`` of each query row ``t``.
+
+    Parameters
+    ----------
+    T : array-like of shape (n_queries, d)
+        The query rows.
+    R : array-like of shape (n_references, d)
+        The reference rows, whose mean is ``mu``.
+
+    Returns
+    -------
+    ndarray of shape (n_queries,)
+        ``s(t)`` of each row of ``T``.
+    """
     T, R = np.asarray(T, dtype=float), np.asarray(R, dtype=float)
     mu = R.mean(axis=0)
     ref_sq = sq_norms(R - mu)
@@ -106,13 +141,32 @@ def tie_scales(T, R) -> np.ndarray:
 
 
 def exact_sq_distances(A, B, rows, cols, *, lengths=None) -> np.ndarray:
-    """``||A[rows[t]] - B[cols[t]]||^2`` for each pair ``t``, from the differences of the inputs as
-    given, accumulated column by column from the first (exact on integer-valued data).
+    """Compute ``||A[rows[t]] - B[cols[t]]||^2`` for each pair ``t`` from the differences of the inputs.
 
-    With ``lengths``, pair ``t`` uses the first ``lengths[t]`` columns only (bitwise the sum
-    computed on those columns alone), from :func:`sq_norm_prefixes` of the differences by blocks
-    of pairs.  Without, many pairs are summed one column at a time across all of them: the same
-    additions in the same order, so the same bits, and faster.
+    The squares of the differences of the inputs as given are accumulated column by column from
+    the first (exact on integer-valued data). With ``lengths``, pair ``t`` uses the first
+    ``lengths[t]`` columns only (bitwise the sum computed on those columns alone), from
+    :func:`sq_norm_prefixes` of the differences by blocks of pairs.  Without, many pairs are
+    summed one column at a time across all of them: the same additions in the same order, so the
+    same bits, and faster.
+
+    Parameters
+    ----------
+    A : array-like of shape (n_a, d)
+        The first rows.
+    B : array-like of shape (n_b, d)
+        The second rows.
+    rows : array-like of int of shape (n_pairs,)
+        The row of ``A`` of each pair.
+    cols : array-like of int of shape (n_pairs,)
+        The row of ``B`` of each pair.
+    lengths : array-like of int of shape (n_pairs,), optional
+        The number of leading columns each pair uses; all of them by default.
+
+    Returns
+    -------
+    ndarray of shape (n_pairs,)
+        The squared distances.
     """
     A, B = np.asarray(A, dtype=float), np.asarray(B, dtype=float)
     rows, cols = np.asarray(rows, dtype=np.intp), np.asarray(cols, dtype=np.intp)
@@ -145,15 +199,45 @@ def _column_sums(A, B, rows, cols) -> np.ndarray:
 
 
 def candidates_near_kth(approx, k: int, slack) -> tuple[np.ndarray, np.ndarray]:
-    """Row and column indices (row-major, so columns ascending within a row) of the entries of
-    ``approx`` within ``slack[i]`` of row ``i``'s ``k``-th smallest entry; at least ``k`` per row."""
+    """Find the entries of each row of ``approx`` within ``slack[i]`` of row ``i``'s ``k``-th smallest.
+
+    Parameters
+    ----------
+    approx : ndarray of shape (n_rows, n_columns)
+        Fast distances.
+    k : int
+        The rank of the entry that each row's band starts from, at most ``n_columns``.
+    slack : ndarray of shape (n_rows,)
+        The width of each row's band.
+
+    Returns
+    -------
+    rows : ndarray of int
+        The row of each entry found, at least ``k`` per row.
+    cols : ndarray of int
+        Its column; the entries are in row-major order, so columns ascend within a row.
+    """
     kth = np.partition(approx, k - 1, axis=1)[:, k - 1]
     return np.divmod(np.flatnonzero(approx <= (kth + slack)[:, None]), approx.shape[1])
 
 
 def near_kth(values, k: int, slack: float) -> np.ndarray:
-    """Indices of the entries of the 1-D ``values`` within ``slack`` of their ``k``-th smallest
-    (every index when there are at most ``k``)."""
+    """Find the entries of the 1-D ``values`` within ``slack`` of their ``k``-th smallest.
+
+    Parameters
+    ----------
+    values : array-like of shape (n,)
+        The values.
+    k : int
+        The rank of the entry that the band starts from.
+    slack : float
+        The width of the band.
+
+    Returns
+    -------
+    ndarray of int
+        The indices of those entries, ascending; every index when there are at most ``k`` values.
+    """
     values = np.asarray(values)
     if len(values) <= k:
         return np.arange(len(values))
@@ -161,12 +245,27 @@ def near_kth(values, k: int, slack: float) -> np.ndarray:
 
 
 def blas_candidates(R, T, k: int, slack, *, same: bool = False, max_bytes: int = 8 * _BLOCK):
-    """Candidates for the ``k`` nearest rows of ``R`` to each row of ``T``, from fast distances.
+    """Find the candidates for the ``k`` nearest rows of ``R`` to each row of ``T`` from fast distances.
 
     The distances ``||r||^2 - 2 t.r`` (``||t||^2`` dropped, a constant per row) of the rows shifted
     by the mean of ``R`` are formed by one matrix product per chunk of ``T`` (at most
     ``max_bytes``), and :func:`candidates_near_kth` keeps those within ``slack`` of each row's
-    ``k``-th smallest.  With ``same`` ``T`` is ``R`` and a row is never its own candidate.
+    ``k``-th smallest.
+
+    Parameters
+    ----------
+    R : array-like of shape (n_references, d)
+        The reference rows.
+    T : array-like of shape (n_queries, d)
+        The query rows.
+    k : int
+        The number of neighbours wanted.
+    slack : ndarray of shape (n_queries,)
+        The width of each query's band (``CANDIDATE_RTOL * s(t)``).
+    same : bool, default=False
+        ``T`` is ``R``, and a row is never its own candidate.
+    max_bytes : int, default=8 * 2**20
+        The most bytes of fast distances formed at once.
 
     Returns
     -------
@@ -204,7 +303,7 @@ def _groups(owner: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def lowest_in_band(owner, candidates, exact, tol) -> tuple[np.ndarray, np.ndarray]:
-    """The nearest of each query by the rule of this module.
+    """Find the nearest of each query by the rule of this module.
 
     Parameters
     ----------
@@ -233,7 +332,7 @@ def lowest_in_band(owner, candidates, exact, tol) -> tuple[np.ndarray, np.ndarra
 
 
 def band_order(owner, key, exact, tol, k: int) -> np.ndarray:
-    """Positions of the first ``k`` items of each group picked greedily by the band rule.
+    """Pick the first ``k`` items of each group greedily by the band rule.
 
     Each pick is the item of smallest ``key`` among the remaining items of the group whose exact
     score is within ``tol[g]`` of the smallest remaining one.
@@ -249,6 +348,7 @@ def band_order(owner, key, exact, tol, k: int) -> np.ndarray:
     tol : ndarray of shape (n_groups,)
         The band of each group.
     k : int
+        The number of items picked per group.
 
     Returns
     -------
@@ -308,7 +408,7 @@ def _greedy(owner, key, exact, tol, k, items, max_entries: int = _BLOCK) -> np.n
 
 def neighbors_in_band(T, R, rows, cols, approx, scales, k: int, *, approx_is_exact: bool = False,
                       distances: bool = True):
-    """The ``k`` neighbours in ``R`` of every row of ``T`` by the band rule, from candidate pairs.
+    """Pick the ``k`` neighbours in ``R`` of every row of ``T`` by the band rule, from candidate pairs.
 
     Parameters
     ----------
@@ -323,10 +423,11 @@ def neighbors_in_band(T, R, rows, cols, approx, scales, k: int, *, approx_is_exa
     scales : ndarray of shape (len(T),)
         The scale ``s(t)`` of each row (:func:`tie_scales`).
     k : int
-    approx_is_exact : bool
+        The number of neighbours per row.
+    approx_is_exact : bool, default=False
         ``approx`` holds direct-difference squared distances (``cdist``), returned as they are
         for the rows decided by them.
-    distances : bool
+    distances : bool, default=True
         Return the squared distances too (else None in their place).
 
     Returns

@@ -12,7 +12,7 @@ import shutil
 import urllib.request
 from pathlib import Path
 
-from ..core._io import atomic_path, sha256_file
+from ..core.io import atomic_path, sha256_file
 from .errors import DataError
 
 log = logging.getLogger(__name__)
@@ -37,6 +37,26 @@ def fetch_file(
     ``<name>.sha256``. A URL given as ``{"url": ..., "sha256": ...}`` is checked against its own
     checksum instead: an address serving another packing of the same data (a repository archive,
     say), whose content the dataset's ``content_sha256`` then pins.
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name, for messages.
+    name : str
+        The file's name.
+    sha256 : str or None
+        The file's checksum; None accepts the first readable source.
+    urls : list of str or dict
+        The addresses, in order; a dict ``{"url": ..., "sha256": ...}`` has its own checksum.
+    destination : str or Path
+        Where the file is placed.
+    mirror : str or Path, optional
+        A local folder that may hold the file.
+
+    Returns
+    -------
+    Path
+        ``destination``.
     """
     destination = Path(destination)
     attempts: list[str] = []

@@ -14,8 +14,7 @@ _FOLDER, _TWO_FILES = "image_folder", "npy"
 
 
 def load_dataset(path, format: str | None = None, **options) -> Dataset:
-    """Read a labelled dataset from a local file or folder: ``X`` (float64, one sample a row), ``y``
-    (0..c-1) and ``class_names`` (the labels, sorted, that 0..c-1 stand for).
+    """Read a labelled dataset from a local file or folder.
 
     Parameters
     ----------
@@ -27,6 +26,12 @@ def load_dataset(path, format: str | None = None, **options) -> Dataset:
         (``.csv``, ``.txt``, ``.tsv``, ``.tab``, ``.npz``, ``.mat``), a folder or two ``.npy`` files.
     **options
         The reader's options, as in the config (e.g. ``label_column="species"``, ``image_shape=[32, 32]``).
+
+    Returns
+    -------
+    Dataset
+        ``X`` (float64, one sample a row), ``y`` (0..c-1) and ``class_names`` (the labels, sorted,
+        that 0..c-1 stand for).
 
     Examples
     --------

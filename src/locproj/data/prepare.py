@@ -22,7 +22,7 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from ..core._io import sha256_file, unreadable_message, writing_h5
+from ..core.io import sha256_file, unreadable_message, verify_file, writing_h5
 from .errors import DataError
 from .images import jpeg_round_trip, resize_images
 from .readers import FORMATS, RawData, class_names, read_dataset
@@ -35,6 +35,24 @@ SCALINGS = ("raw", "unit_interval", "unit_norm")
 
 @dataclasses.dataclass
 class Dataset:
+    """A dataset in memory: the content of a processed or derived HDF5 file.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The samples, float64; images flattened row-major.
+    y : ndarray of shape (n_samples,) or None
+        The labels, int64 in ``0..c-1``; None for unlabelled data.
+    class_names : list of str
+        The names that the labels ``0..c-1`` stand for.
+    image_shape : tuple of (int, int) or None
+        ``(h, w)`` of images, so that ``X[i].reshape(h, w)`` is upright; None for other data.
+    attrs : dict
+        The file's other attributes (``dataset``, ``source_files``, ``source_sha256``, ...).
+    groups : ndarray of shape (n_samples,) or None, default=None
+        In a view that merges classes (:func:`relabel`), each sample's label before the merge.
+    """
+
     X: np.ndarray
     y: np.ndarray | None
     class_names: list[str]
@@ -44,6 +62,7 @@ class Dataset:
 
     @property
     def n_classes(self) -> int:
+        """The number of classes, ``len(class_names)``."""
         return len(self.class_names)
 
 
@@ -56,7 +75,26 @@ def encode_labels(raw: RawData, spec: dict) -> tuple[np.ndarray | None, list[str
 
 
 def prepare_dataset(name: str, spec: dict, raw_paths: list[Path], output: Path, seed: int | None = None) -> Dataset:
-    """Read the raw files of dataset ``name`` and write its processed HDF5 file atomically."""
+    """Read the raw files of dataset ``name`` and write its processed HDF5 file atomically.
+
+    Parameters
+    ----------
+    name : str
+        The dataset's name in the config.
+    spec : dict
+        Its config entry (``format``, the reader's options, ``path`` for a local dataset, ...).
+    raw_paths : list of Path
+        The fetched raw files; a local dataset (``path`` in ``spec``) is read where it is instead.
+    output : Path
+        The processed HDF5 file to write.
+    seed : int, optional
+        The seed of a generated dataset whose ``spec`` sets none.
+
+    Returns
+    -------
+    Dataset
+        The data written.
+    """
     raw_paths = [Path(p) for p in raw_paths]
     if "path" in spec:  # a local file or folder, read where it is (the inputs are the files in it)
         raw_paths = local_paths(spec)
@@ -125,8 +163,20 @@ def _attr(value):
 
 
 def read_dataset_file(path: str | Path) -> Dataset:
-    """Load a processed or derived HDF5 file."""
+    """Load a processed or derived HDF5 file.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+
+    Returns
+    -------
+    Dataset
+        Its data and attributes.
+    """
     try:
+        verify_file(path)
         with h5py.File(path, "r") as h5:
             X = h5["X"][()]
             y = h5["y"][()] if "y" in h5 else None
@@ -164,10 +214,28 @@ def check_finite(X: np.ndarray, what: str, raw: RawData | None = None) -> None:
 
 
 def derive_view(data: Dataset, view: dict, name: str = "view", seed: int | None = None) -> Dataset:
-    """Apply a view's ``relabel``, ``sample``, ``resize``, ``jpeg_quality`` and ``scale`` options (in
-    that order). ``sample: n`` keeps ``n`` samples drawn by :func:`stratified_sample` with a seed
-    derived from ``seed`` (default: the view's ``seed``, which the workflow sets to the master seed)
-    and the view's name."""
+    """Apply a view's ``relabel``, ``sample``, ``resize``, ``jpeg_quality`` and ``scale`` options, in that order.
+
+    ``sample: n`` keeps ``n`` samples drawn by :func:`stratified_sample` with a seed derived from
+    ``seed`` and the view's name.
+
+    Parameters
+    ----------
+    data : Dataset
+        The view's dataset.
+    view : dict
+        The view's config entry.
+    name : str, default="view"
+        The view's name (in messages, the derived seed and the ``view`` attribute).
+    seed : int, optional
+        The seed of ``sample``; by default the view's ``seed``, which the workflow sets to the
+        master seed.
+
+    Returns
+    -------
+    Dataset
+        The view.
+    """
     seed = view.get("seed") if seed is None else seed
     X, y, names, shape, groups = data.X, data.y, data.class_names, data.image_shape, data.groups
     attrs = dict(data.attrs, view=name, source_dataset=data.attrs.get("dataset", ""))
@@ -227,8 +295,26 @@ def stratified_sample(y, n: int, seed: int, view: str = "view") -> np.ndarray:
 def relabel(y, class_names: list[str], groups: dict, view: str = "view"):
     """Merge classes: ``groups`` maps each new class name to the old class names it contains.
 
-    An entry ``{"all_except": [...]}`` means every class not listed there. Classes in no group are
-    dropped. Returns (mask of kept samples, new labels of kept samples, new class names).
+    Parameters
+    ----------
+    y : ndarray of shape (n_samples,)
+        The labels, ``0..c-1``.
+    class_names : list of str
+        The names that the labels stand for.
+    groups : dict
+        ``{new class name: [old class names]}``; an entry ``{"all_except": [...]}`` means every
+        class not listed there. Classes in no group are dropped.
+    view : str, default="view"
+        The view's name, for messages.
+
+    Returns
+    -------
+    keep : ndarray of bool of shape (n_samples,)
+        The samples kept.
+    labels : ndarray of shape (n_kept,)
+        The new labels of the kept samples, int64 in the order of ``groups``.
+    names : list of str
+        The new class names.
     """
     if y is None:
         raise DataError(f"view {view!r}: the dataset has no labels to relabel")
@@ -256,7 +342,21 @@ def _check_known(members, index, view):
 
 
 def scale(X: np.ndarray, how: str) -> np.ndarray:
-    """'raw' (unchanged), 'unit_interval' (min–max over the whole set to [0, 1]), 'unit_norm' (rows of norm 1)."""
+    """Scale ``X`` as a view's ``scale`` option says.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The samples.
+    how : {'raw', 'unit_interval', 'unit_norm'}
+        'raw': unchanged; 'unit_interval': min–max over the whole set to [0, 1]; 'unit_norm':
+        rows of norm 1 (a zero row stays zero).
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_features)
+        The scaled samples (``X`` itself for 'raw').
+    """
     if how == "raw":
         return X
     if how == "unit_interval":
@@ -269,6 +369,26 @@ def scale(X: np.ndarray, how: str) -> np.ndarray:
 
 
 def write_view(data: Dataset, view: dict, name: str, output: Path, seed: int | None = None) -> Dataset:
+    """Derive a view (:func:`derive_view`) and write it to an HDF5 file.
+
+    Parameters
+    ----------
+    data : Dataset
+        The view's dataset.
+    view : dict
+        The view's config entry.
+    name : str
+        The view's name.
+    output : Path
+        The HDF5 file to write.
+    seed : int, optional
+        The seed of ``sample`` (:func:`derive_view`).
+
+    Returns
+    -------
+    Dataset
+        The view written.
+    """
     derived = derive_view(data, view, name, seed)
     write_dataset(Path(output), derived)
     return derived

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from ..core._io import sha256_file
+from ..core.io import sha256_file
 from .errors import DataError
 
 

@@ -11,12 +11,25 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core._io import reading_h5, writing_h5
+from ..core.io import reading_h5, writing_h5
 from .errors import DataError
 
 
 def derived_seed(master_seed: int, *parts) -> int:
-    """A 63-bit seed determined by ``master_seed`` and ``parts`` (strings or ints), stable everywhere."""
+    """Derive a 63-bit seed from ``master_seed`` and ``parts``, the same on every machine.
+
+    Parameters
+    ----------
+    master_seed : int
+        The config's master seed.
+    *parts : str or int
+        What the seed is for (a dataset's name, m, ...), each hashed by its text.
+
+    Returns
+    -------
+    int
+        A seed in ``[0, 2**63)``.
+    """
     words = [int(master_seed)] + [zlib.crc32(str(p).encode()) for p in parts]
     return int(np.random.SeedSequence(words).generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
 
@@ -26,13 +39,30 @@ def _generator(seed: int) -> np.random.Generator:
 
 
 def per_class_splits(y: np.ndarray, m, n_splits: int, seed: int, class_names=None):
-    """``n_splits`` splits with ``m`` training samples per class and the rest as test.
+    """Draw ``n_splits`` splits with ``m`` training samples per class and the rest as test.
 
-    ``m`` is a count per class (int) or a fraction of each class (float in (0, 1)): class ``c`` of
-    ``n_c`` samples then gives ``floor(m * n_c + 0.5)`` training samples (rounded half up).
+    A class left with no training or no test sample is an error naming the class.
 
-    Returns (train, test): int64 arrays of shape (n_splits, n_train) and (n_splits, n − n_train),
-    each row sorted. A class left with no training or no test sample is an error naming the class.
+    Parameters
+    ----------
+    y : ndarray of shape (n_samples,)
+        The labels.
+    m : int or float
+        A count per class (int) or a fraction of each class (float in (0, 1)): class ``c`` of
+        ``n_c`` samples then gives ``floor(m * n_c + 0.5)`` training samples (rounded half up).
+    n_splits : int
+        The number of splits.
+    seed : int
+        The seed of the draws.
+    class_names : list of str, optional
+        The names of the labels, for messages.
+
+    Returns
+    -------
+    train : ndarray of shape (n_splits, n_train)
+        The training indices of each split, int64, each row sorted.
+    test : ndarray of shape (n_splits, n_samples - n_train)
+        The test indices of each split, int64, each row sorted.
     """
     classes, counts = np.unique(y, return_counts=True)
     sizes = training_sizes(counts, m)
@@ -61,11 +91,32 @@ def training_sizes(counts, m) -> np.ndarray:
 
 
 def holdout_split(y: np.ndarray, seed: int, test_fraction: float = 1 / 3, n_repeats: int = 5, n_folds: int = 2):
-    """The LPK protocol (paper 002 §6.3): a stratified random third as test; the rest resampled by
-    ``n_repeats`` × ``n_folds`` stratified cross-validation (5×2 by default).
+    """Split by the LPK protocol (paper 002 §6.3): a stratified random third as test.
 
-    Returns (train, test, folds) where folds is a list of (fit, validation) index arrays into the
-    whole data set.
+    The rest is resampled by ``n_repeats`` × ``n_folds`` stratified cross-validation (5×2 by
+    default).
+
+    Parameters
+    ----------
+    y : ndarray of shape (n_samples,)
+        The labels.
+    seed : int
+        The seed of the draws.
+    test_fraction : float, default=1/3
+        The share of each class in the test part (rounded).
+    n_repeats : int, default=5
+        The repetitions of the cross-validation.
+    n_folds : int, default=2
+        The folds of each repetition.
+
+    Returns
+    -------
+    train : ndarray of shape (n_train,)
+        The training indices, sorted.
+    test : ndarray of shape (n_test,)
+        The test indices, sorted.
+    folds : list of tuple of ndarray
+        ``n_repeats * n_folds`` pairs ``(fit, validation)`` of index arrays into the whole data set.
     """
     rng = _generator(seed)
     test_parts, train_parts = [], []
@@ -115,6 +166,21 @@ def grouped_holdout_split(groups: np.ndarray, seed: int, test_per_group: int, n_
 
 
 def write_splits(path: Path, train, test, attrs: dict, folds=None) -> None:
+    """Write splits to an HDF5 file (atomically), as :func:`read_splits` reads them.
+
+    Parameters
+    ----------
+    path : Path
+        The file to write.
+    train : ndarray
+        The training indices (one row per split).
+    test : ndarray
+        The test indices (one row per split).
+    attrs : dict
+        The file's attributes (``mode``, ``seed``, ``dataset``, ...).
+    folds : list of tuple of ndarray, optional
+        ``(fit, validation)`` index arrays of a holdout's cross-validation.
+    """
     with writing_h5(path) as h5:
         h5.create_dataset("train", data=train)
         h5.create_dataset("test", data=test)
@@ -126,6 +192,19 @@ def write_splits(path: Path, train, test, attrs: dict, folds=None) -> None:
 
 
 def read_splits(path: str | Path) -> dict:
+    """Read the splits that :func:`write_splits` wrote.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+
+    Returns
+    -------
+    dict
+        ``train`` and ``test`` (arrays), ``attrs`` (dict), and ``folds`` (list of ``(fit,
+        validation)`` arrays) when the file holds them.
+    """
     with reading_h5(path) as h5:
         out = {"train": h5["train"][()], "test": h5["test"][()], "attrs": dict(h5.attrs)}
         if "folds" in h5:
@@ -136,11 +215,43 @@ def read_splits(path: str | Path) -> dict:
 
 def make_splits(y, mode: str, m, n_splits: int, master_seed: int, name: str, class_names=None,
                 groups=None, by_group: dict | None = None):
-    """Build the splits of one (dataset, m) or holdout request; returns (train, test, folds, attrs).
+    """Build the splits of one (dataset, m) or holdout request.
 
-    ``m`` is a count per class (seeded by the count, as Table 2's splits) or a fraction of each
-    class (seeded by ``'f<fraction>'``); see :func:`per_class_splits`. A holdout with ``by_group``
-    (``test_per_group``, ``n_folds``) is :func:`grouped_holdout_split` over ``groups``."""
+    Parameters
+    ----------
+    y : ndarray of shape (n_samples,) or None
+        The labels (a dataset without labels is an error).
+    mode : {'per_class', 'holdout'}
+        'holdout': :func:`holdout_split`, or with ``by_group`` a holdout by group; any other
+        value: :func:`per_class_splits`.
+    m : int or float
+        A count per class (seeded by the count, as Table 2's splits) or a fraction of each class
+        (seeded by ``'f<fraction>'``); see :func:`per_class_splits`. Not used by a holdout.
+    n_splits : int
+        The number of per-class splits.
+    master_seed : int
+        The config's master seed, from which each request's seed is derived (:func:`derived_seed`).
+    name : str
+        The dataset's name.
+    class_names : list of str, optional
+        The names of the labels, for messages.
+    groups : ndarray of shape (n_samples,), optional
+        The samples' groups, for a holdout by group.
+    by_group : dict, optional
+        A holdout by group (``test_per_group``, ``n_folds``): :func:`grouped_holdout_split`
+        over ``groups``.
+
+    Returns
+    -------
+    train : ndarray of shape (n_splits, n_train)
+        The training indices, one row per split (one row for a holdout).
+    test : ndarray of shape (n_splits, n_test)
+        The test indices, one row per split.
+    folds : list of tuple of ndarray or None
+        A holdout's ``(fit, validation)`` index arrays; None for per-class splits.
+    attrs : dict
+        What the splits file records of the request (``mode``, ``seed``, ``dataset``, ...).
+    """
     if y is None:
         raise DataError(f"dataset {name!r} has no labels: it cannot be split per class")
     if mode == "holdout" and by_group:

@@ -20,6 +20,8 @@ import hashlib
 from collections.abc import Iterable
 from pathlib import Path
 
+from .syntax_trees import without_docstrings
+
 #: The folder holding the ``locproj`` package.
 SOURCE_ROOT = Path(__file__).resolve().parents[2]
 #: The job's runner: what every job script imports.
@@ -28,6 +30,9 @@ RUNNER = ("locproj.experiments", "locproj.workflow")
 METHODS = "locproj.methods"
 #: What plans jobs and never computes a result: left out of every closure.
 PLANNING = ("locproj.engine.job_costs", "locproj.engine.code_digests")
+#: The modules of :data:`METHODS` every job runs whatever its method: the tags that model selection
+#: and the registry read.
+EVERY_JOB = ("locproj.methods.tags",)
 
 
 @functools.lru_cache(maxsize=None)
@@ -43,16 +48,6 @@ def _known_modules() -> frozenset[str]:
 def _module_file(module: str) -> Path:
     base = SOURCE_ROOT.joinpath(*module.split("."))
     return base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
-
-
-def _without_docstrings(tree: ast.AST) -> ast.AST:
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-            body = node.body
-            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-                    and isinstance(body[0].value.value, str):
-                node.body = body[1:] or [ast.Pass()]
-    return tree
 
 
 def imported_modules(module: str, tree: ast.AST, known, is_package: bool) -> set[str]:
@@ -86,7 +81,7 @@ def _parsed(module: str) -> tuple[str, frozenset[str]]:
     """A module's syntax tree without docstrings (dumped) and the locproj modules it imports."""
     tree = ast.parse(_module_file(module).read_text(encoding="utf-8"))
     imported = imported_modules(module, tree, _known_modules(), _module_file(module).name == "__init__.py")
-    return ast.dump(_without_docstrings(tree), include_attributes=False), frozenset(imported)
+    return ast.dump(without_docstrings(tree), include_attributes=False), frozenset(imported)
 
 
 def _in(module: str, package: str) -> bool:
@@ -107,18 +102,32 @@ def closure(roots: Iterable[str], skip: Iterable[str] = ()) -> set[str]:
 
 
 def _file_tree(path: Path) -> str:
-    return ast.dump(_without_docstrings(ast.parse(Path(path).read_text(encoding="utf-8"))), include_attributes=False)
+    return ast.dump(without_docstrings(ast.parse(Path(path).read_text(encoding="utf-8"))), include_attributes=False)
+
+
+def estimator_modules(estimator) -> tuple[str, ...]:
+    """The modules that define the classes of ``estimator`` and of every estimator nested in it (a
+    pipeline's steps, a meta-estimator's estimator: its parameters, deep), with their base classes,
+    sorted: the method side of the code a job runs (those outside locproj count by nothing)."""
+    estimators = [estimator] + [value for value in estimator.get_params(deep=True).values()
+                                if hasattr(value, "get_params") and not isinstance(value, type)]
+    return tuple(sorted({cls.__module__ for item in estimators for cls in type(item).__mro__}))
+
+
+def job_modules(protocol_module: str, method_modules: Iterable[str] = ()) -> set[str]:
+    """The locproj modules a job's code digest hashes: the closure of the runner and
+    ``protocol_module`` without the methods, the methods' modules every job runs (:data:`EVERY_JOB`)
+    and the closure of ``method_modules`` (:func:`estimator_modules` of the estimator it builds)."""
+    modules = closure([*RUNNER, protocol_module], skip=(METHODS, *PLANNING))
+    return modules | closure([*EVERY_JOB, *method_modules], skip=PLANNING)
 
 
 @functools.lru_cache(maxsize=None)
-def job_code_digest(protocol_module: str, script: Path | None, method_module: str | None,
+def job_code_digest(protocol_module: str, script: Path | None, method_modules: tuple[str, ...] = (),
                     method_code: str | None = None) -> str:
-    """The sha256 of the code of a job: the closure of the runner and ``protocol_module`` without
-    the methods, the closure of ``method_module`` (its estimator's module, when it is locproj's), the
-    job ``script`` (a file) and ``method_code`` (the digest of a user's method file, if any)."""
-    modules = closure([*RUNNER, protocol_module], skip=(METHODS, *PLANNING))
-    if method_module:
-        modules |= closure([method_module], skip=PLANNING)
+    """The sha256 of the code of a job: the modules of :func:`job_modules`, the job ``script`` (a
+    file) and ``method_code`` (the digest of a user's method file, if any)."""
+    modules = job_modules(protocol_module, method_modules)
     digest = hashlib.sha256()
     for module in sorted(modules):
         digest.update(f"{module}\n{_parsed(module)[0]}\n".encode())

@@ -14,7 +14,8 @@ from ..errors import ConfigError
 #: The names of datasets, views, methods and panels in paths and wildcards.
 NAME_PATTERN = "[A-Za-z0-9_]+"
 
-#: The method that classifies the raw data without projection.
+#: The registry name of ``raw``, the classifier on the input; code asks ``MethodSpec.projects`` instead,
+#: but a raw split job knows itself by this name so that it never imports the registry (split_jobs).
 RAW_METHOD = "raw"
 
 

@@ -154,7 +154,7 @@ def training_size(partition: str, samples: int, classes: int) -> tuple[int, int]
 
 def grid_points(method_entry: dict, m: int, neighbors=None) -> int:
     """Grid points of a method's inner CV at m per class (counts of neighbours within the class
-    >= m dropped: ``neighbours``, the method's :class:`~locproj.engine.neighbor_counts.NeighbourRule`)."""
+    >= m dropped: ``neighbors``, the method's :class:`~locproj.engine.neighbor_counts.NeighborRule`)."""
     from .selection import resolve_grid
 
     X = np.ones((2, 1))
@@ -166,11 +166,6 @@ def _method_spec(config: dict, method: str, entry: dict):
     from .registry import method_spec
 
     return method_spec(method, entry, method_folders(config))
-
-
-def _neighbor_rule(config: dict, method: str, entry: dict):
-    """The neighbour rule of a method entry (:meth:`locproj.engine.registry.MethodSpec.neighbour_rule`)."""
-    return _method_spec(config, method, entry).neighbor_rule(entry.get("fixed"))
 
 
 def work_terms(n_train: int, n_test: int, n_features: int, n_folds: int, n_grid: int, p_max: int,
@@ -199,8 +194,9 @@ def split_terms(config: dict, experiment: str, dataset: str, partition: str, met
     entry = spec["methods"][method] or {}
     if entry.get("pca_first"):
         features = min(features, int(entry["pca_first"]))
-    raw = method == "raw"
-    n_grid = 1 if raw else grid_points(entry, m, _neighbor_rule(config, method, entry))
+    declared = _method_spec(config, method, entry)
+    raw = not declared.projects          # the classifier on the input: no fit, no grid
+    n_grid = 1 if raw else grid_points(entry, m, declared.neighbor_rule(entry.get("fixed")))
     terms = work_terms(n_train, max(samples - n_train, 1), features, spec.get("n_folds", 5), n_grid,
                        spec.get("p_max", 300), raw=raw)
     return entry.get("estimator") or entry.get("method", method), terms
@@ -271,8 +267,8 @@ def split_memory_terms(config: dict, experiment: str, dataset: str, partition: s
     n_train, _ = training_size(partition, samples, classes)
     entry = spec["methods"][method] or {}
     fitted = min(features, int(entry["pca_first"])) if entry.get("pca_first") else features
-    peak = None if method == "raw" else _method_spec(config, method, entry).peak_memory_bytes(
-        entry.get("fixed") or {}, n_train, fitted)
+    declared = _method_spec(config, method, entry)
+    peak = declared.peak_memory_bytes(entry.get("fixed") or {}, n_train, fitted) if declared.projects else None
     return (entry.get("estimator") or entry.get("method", method), memory_terms(samples, features, n_train, fitted),
             (peak or 0.0) / 1e6)
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import copy
 import difflib
 import functools
 import hashlib
@@ -27,6 +28,7 @@ import sys
 from pathlib import Path
 
 from ..errors import UserError
+from .syntax_trees import without_docstrings
 
 
 class MethodImportError(UserError):
@@ -86,15 +88,16 @@ def _local_imports(tree: ast.AST) -> list[str]:
 
 
 def code_digest(path: Path, search=()) -> str:
-    """The sha256 of a local method file's code: its syntax tree (no comments, no layout) and those
-    of the modules it imports from its own folder or the method folders ``search``, recursively."""
+    """The sha256 of a local method file's code: its syntax tree without docstrings (no comments, no
+    layout: as locproj's own modules count, :mod:`locproj.engine.code_digests`) and those of the
+    modules it imports from its own folder or the method folders ``search``, recursively."""
     trees, todo = {}, [Path(path)]
     while todo:
         file = todo.pop()
         if file in trees:
             continue
         tree = ast.parse(file.read_text(encoding="utf-8"), filename=str(file))
-        trees[file] = ast.dump(tree, include_attributes=False)
+        trees[file] = ast.dump(without_docstrings(copy.deepcopy(tree)), include_attributes=False)
         folders = [file.parent, *map(Path, search)]
         todo += [found for name in _local_imports(tree) if (found := local_file(name, folders)) is not None]
     digest = hashlib.sha256()

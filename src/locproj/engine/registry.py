@@ -12,10 +12,13 @@ drawn beside LEA in embedding figures.
 (paper 002): classifiers whose ``transform`` gives the gated projections, ``n_components`` being
 the ``r`` of each local projection.
 
-A built-in method is one line of :data:`METHODS`: its estimator class, the parameters its config
-name fixes, its bound and flags, and what each of its neighbour parameters counts
-(:mod:`locproj.engine.neighbor_counts`). The hyper-parameters it takes are the class's ``get_params()``
-(besides ``n_components``) less the fixed ones, so a new method is its module plus that one line.
+A built-in method is one entry of :data:`METHODS`: its estimator class, the parameters its config
+name fixes, its bound, whether it uses the labels, projects (``raw`` does not), orders its columns
+or classifies, and what each of its neighbour parameters counts (:mod:`locproj.engine.neighbor_counts`),
+declared per entry (``lle`` and ``slle`` share a class). The engine and the protocols ask the entry
+what a method is, never its name. The hyper-parameters it takes are the class's ``get_params()``
+(besides ``n_components``) less the fixed ones, so a new method is its module plus that one entry;
+``tools/method_docs.py`` then writes the docs' tables from :data:`METHODS`.
 
 A method entry of an experiment is either a built-in name (the entry's ``method`` key, else its
 own name) or any scikit-learn-compatible estimator by import path (``estimator: "module:Class"``,
@@ -36,7 +39,7 @@ from sklearn.decomposition import PCA
 from sklearn.manifold import LocallyLinearEmbedding
 from sklearn.preprocessing import FunctionTransformer
 
-from .config import registry_method
+from .config import RAW_METHOD, registry_method
 from ..methods import (
     Fisherfaces,
     IsometricProjection,
@@ -63,25 +66,31 @@ from .neighbor_counts import (
     check_declaration,
 )
 
-__all__ = ["MethodSpec", "METHODS", "bound_reason", "end_reason", "estimator_factory", "factory_tags",
-           "make_estimator", "max_components", "method_spec"]
+__all__ = ["MethodSpec", "METHODS", "bound_reason", "end_reason", "entry_projects", "estimator_factory",
+           "factory_tags", "make_estimator", "max_components", "method_spec"]
+
+# Each bound's docstring is how the table of the registry (docs/methods.md) states it.
 
 
 def _rank_bound(n_samples: int, n_classes: int, n_features: int) -> int:
+    """min(n − 1, d)"""
     return max(min(n_samples - 1, n_features), 0)
 
 
 def _lda_bound(n_samples: int, n_classes: int, n_features: int) -> int:
+    """min(c − 1, n − c, d − c + 1)"""
     pca = n_features - (n_classes - 1)   # Fisherfaces' PCA step; min(d, n - c) when d <= c - 1
     pca = pca if pca >= 1 else min(n_features, n_samples - n_classes)
     return max(min(n_classes - 1, n_samples - n_classes, pca), 0)
 
 
 def _class_bound(n_samples: int, n_classes: int, n_features: int) -> int:
+    """min(c − 1, n − 1)"""
     return max(min(n_classes - 1, n_samples - 1), 0)
 
 
 def _raw_bound(n_samples: int, n_classes: int, n_features: int) -> int:
+    """d"""
     return n_features
 
 
@@ -89,7 +98,9 @@ def _raw_bound(n_samples: int, n_classes: int, n_features: int) -> int:
 class MethodSpec:
     """A method as the experiment configuration sees it.
 
-    Attributes
+    Each parameter is also an attribute of the same name.
+
+    Parameters
     ----------
     name : str
         Config name.
@@ -104,28 +115,32 @@ class MethodSpec:
         Whether ``fit`` uses the labels (by default).
     bound : callable
         ``bound(n_samples, n_classes, n_features)``: most components available.
-    ordered : bool
+    ordered : bool, default=True
         Whether the first p columns of one fit are the p-dimensional projection, so that every p
         is read from one fit (every built-in method but SRDA); otherwise p is the ``n_components``
         it is fitted with.
-    classifier : bool
+    classifier : bool, default=False
         Whether it is a classifier with its own ``predict`` (LPK, GPK).
+    projects : bool
+        Whether it maps the data to new features (every method but ``raw``). One that does not is
+        the classifier on the input itself: no ``n_components``, no cross-validation, one
+        evaluation on every feature (a flat line in the curves).
     source : dict, optional
         Where an estimator by import path comes from (:func:`locproj.engine.own_methods.import_estimator`):
         recorded in every job's configuration.
-    neighbours : dict
+    neighbors : dict, optional
         What each of its neighbour parameters counts, ``{parameter: kind}``
         (:mod:`locproj.engine.neighbor_counts`); a parameter it does not name is not a neighbour count.
-    defaults : dict
+    defaults : dict, optional
         The parameters of the estimator ``factory()`` builds (what a fit uses where neither a grid
         point nor the entry's ``fixed`` sets a parameter).
-    module : str
-        The module of its estimator class (its code, for a job's code digest:
-        :mod:`locproj.engine.code_digests`).
-    tags : ProjectionTags
+    tags : ProjectionTags, optional
         What the estimators ``factory`` builds can do (:class:`~locproj.methods.tags.ProjectionTags`):
         their dimension parameter, nested fits, first columns, a training subset, a linear map,
         local regions. A locproj estimator declares them in its scikit-learn tags.
+    module : str, default=""
+        The module of its estimator class (its code, for a job's code digest:
+        :mod:`locproj.engine.code_digests`).
     memory : dict, optional
         An estimator by import path: its entry's ``memory`` (``{"dense_n_by_n": k}``, ``k`` float64
         ``n x n`` arrays at the peak of a fit), for :meth:`check_memory`.
@@ -138,6 +153,7 @@ class MethodSpec:
     bound: Callable[[int, int, int], int]
     ordered: bool = True
     classifier: bool = False
+    projects: bool = True
     source: dict | None = None
     neighbors: Mapping[str, str] = field(default_factory=dict)
     defaults: Mapping[str, object] = field(default_factory=dict)
@@ -146,55 +162,124 @@ class MethodSpec:
     memory: Mapping | None = None
 
     def make(self, **params) -> BaseEstimator:
-        """Unfitted estimator with hyper-parameters ``params``; a ``ValueError`` names any it does not take."""
+        """Build an unfitted estimator with hyper-parameters ``params``.
+
+        Parameters
+        ----------
+        **params
+            The hyper-parameters; a ``ValueError`` names any it does not take.
+
+        Returns
+        -------
+        estimator : BaseEstimator
+            The estimator ``factory(**params)`` builds.
+        """
         if self.source is not None:      # by import path: exactly what its get_params() lists
             from .own_methods import check_params
 
             check_params(self.params, params, self.source["estimator"])
             return self.factory(**params)
-        allowed = set(self.params) | ({"n_components"} if self.name != "raw" else set())
+        allowed = set(self.params) | ({"n_components"} if self.projects else set())
         unknown = set(params) - allowed
         if unknown:
             raise ValueError(f"method {self.name!r} does not take {sorted(unknown)}; it takes {sorted(allowed)}.")
         return self.factory(**params)
 
     def max_components(self, n_samples: int, n_classes: int, n_features: int) -> int:
+        """Return the most components the method gives on such data (``bound``).
+
+        Parameters
+        ----------
+        n_samples : int
+            The number of training samples.
+        n_classes : int
+            The number of classes.
+        n_features : int
+            The number of features.
+
+        Returns
+        -------
+        int
+            The most components available.
+        """
         return self.bound(n_samples, n_classes, n_features)
 
     def peak_memory_bytes(self, fixed: Mapping, n_samples: int, n_features: int, y=None) -> float | None:
-        """The estimated peak memory of a fit with the parameters ``fixed`` on ``n_samples x n_features``
-        data (labels ``y``), beyond the data: the estimate a locproj estimator makes
-        (``_peak_memory_bytes``) or the entry's ``memory``; None for a method that declares none."""
+        """Estimate the peak memory of a fit beyond the data.
+
+        The estimate is the one a locproj estimator makes (:func:`locproj.methods.fit_memory`) or the entry's
+        ``memory``.
+
+        Parameters
+        ----------
+        fixed : mapping
+            The parameters of the fit.
+        n_samples : int
+            The number of training samples.
+        n_features : int
+            The number of features.
+        y : array-like of shape (n_samples,), optional
+            The training labels.
+
+        Returns
+        -------
+        float or None
+            The bytes; None for a method that declares no estimate.
+        """
         from ..core.memory import dense_square_bytes
-        from ..methods._base import ProjectionTransformer
+        from ..methods import fit_memory
 
         if self.source is not None:
             return dense_square_bytes(n_samples, self.memory["dense_n_by_n"]) if self.memory else None
-        estimator = self.make(**fixed)
-        if isinstance(estimator, ProjectionTransformer):
-            return estimator._peak_memory_bytes(n_samples, n_features, y)
-        return None
+        estimate = fit_memory(self.make(**fixed), n_samples, n_features, y)
+        return None if estimate is None else estimate[0]
 
     def check_memory(self, fixed: Mapping, n_samples: int, n_features: int, y=None) -> None:
-        """A :class:`~locproj.core.memory.NotEnoughMemoryError` when a fit with the parameters ``fixed``
-        on ``n_samples x n_features`` data (labels ``y``) would need more memory than is available
-        (:meth:`peak_memory_bytes`)."""
-        from ..core.memory import check_memory
+        """Refuse a fit that would need more memory than is available (:meth:`peak_memory_bytes`).
 
-        need = self.peak_memory_bytes(fixed, n_samples, n_features, y)
-        if need is None:
-            return
+        The refusal is a :class:`~locproj.core.memory.NotEnoughMemoryError`.
+
+        Parameters
+        ----------
+        fixed : mapping
+            The parameters of the fit.
+        n_samples : int
+            The number of training samples.
+        n_features : int
+            The number of features.
+        y : array-like of shape (n_samples,), optional
+            The training labels.
+        """
+        from ..core.memory import check_memory
+        from ..methods import fit_memory
+
         if self.source is not None:
-            check_memory(need, n=n_samples, what=f"method {self.name!r} ({self.source['estimator']}, its config's "
-                                                 f"memory: {self.memory['dense_n_by_n']} dense n x n arrays)")
-        else:       # a locproj estimator (ProjectionTransformer), the only other kind with an estimate
-            estimator = self.make(**fixed)
+            need = self.peak_memory_bytes(fixed, n_samples, n_features, y)
+            if need is not None:
+                arrays = self.memory["dense_n_by_n"]
+                check_memory(need, n=n_samples, what=f"method {self.name!r} ({self.source['estimator']}, its "
+                                                     f"config's memory: {arrays} dense n x n arrays)")
+            return
+        estimator = self.make(**fixed)
+        estimate = fit_memory(estimator, n_samples, n_features, y)
+        if estimate is not None:
+            need, ways_out = estimate
             check_memory(need, n=n_samples, what=f"method {self.name!r} ({type(estimator).__name__})",
-                         ways_out=estimator._memory_ways_out())
+                         ways_out=ways_out)
 
     def neighbor_rule(self, fixed: Mapping | None = None) -> NeighborRule:
-        """Its neighbour declaration with the values a fit uses where a grid point sets none: the
-        entry's ``fixed`` parameters, else the estimator's defaults."""
+        """Return its neighbour declaration with the values a fit uses where a grid point sets none.
+
+        Parameters
+        ----------
+        fixed : mapping, optional
+            The entry's ``fixed`` parameters, which take precedence over the estimator's defaults.
+
+        Returns
+        -------
+        NeighborRule
+            The declaration (``neighbors``) and those values.
+        """
         values = {**self.defaults, **(fixed or {})}
         names = [*self.neighbors, "supervised"]
         return NeighborRule(kinds=self.neighbors, defaults={name: values[name] for name in names if name in values})
@@ -204,7 +289,7 @@ def _builtin(name: str, cls: type, supervised: bool, bound: Callable[[int, int, 
              classifier: bool = False, ordered: bool = True, neighbors: dict | None = None,
              tags: ProjectionTags | None = None) -> MethodSpec:
     """The built-in method ``name``: ``cls`` with the parameters ``fixed`` (those its config name
-    fixes), taking every other parameter of ``cls().get_params()``; ``neighbours``: what each of its
+    fixes), taking every other parameter of ``cls().get_params()``; ``neighbors``: what each of its
     neighbour parameters counts; ``tags``: what it can do, for a class that does not declare it."""
     fixed = fixed or {}
     example = cls(**fixed)
@@ -230,7 +315,8 @@ METHODS: dict[str, MethodSpec] = {
     spec.name: spec
     for spec in [
         # the input itself: no parameter at all
-        MethodSpec("raw", FunctionTransformer, (), False, _raw_bound, tags=ProjectionTags(dimension=None)),
+        MethodSpec(RAW_METHOD, FunctionTransformer, (), False, _raw_bound, projects=False,
+                   tags=ProjectionTags(dimension=None)),
         _builtin("pca", PCA, False, _rank_bound, {"svd_solver": "full", "random_state": None},
                  tags=ProjectionTags(linear_map=True)),
         _builtin("lda", Fisherfaces, True, _lda_bound),
@@ -269,16 +355,52 @@ def _spec(name: str) -> MethodSpec:
     raise ValueError(f"unknown method {name!r}; known: {sorted(METHODS)}.")
 
 
+def entry_projects(entry_name: str, entry: dict | None) -> bool:
+    """Tell whether a method entry maps the data to new features (:attr:`MethodSpec.projects`).
+
+    An entry by import path does; a built-in method as its registry entry declares, whatever the
+    entry's name. Nothing is imported.
+
+    Parameters
+    ----------
+    entry_name : str
+        The entry's name in the experiment's ``methods``.
+    entry : dict or None
+        The entry (its ``method`` names the built-in method; ``estimator`` an import path).
+
+    Returns
+    -------
+    bool
+        Whether it projects (false for ``raw`` and any entry aliasing it).
+    """
+    entry = entry or {}
+    return "estimator" in entry or _spec(registry_method(entry_name, entry)).projects
+
+
 def make_estimator(name: str, **params) -> BaseEstimator:
-    """Unfitted estimator for config method ``name`` with hyper-parameters ``params``
-    (``n_components`` allowed except for ``raw``)."""
+    """Build an unfitted estimator for config method ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A built-in method's config name (a key of :data:`METHODS`).
+    **params
+        Its hyper-parameters (``n_components`` allowed where it projects: not for ``raw``).
+
+    Returns
+    -------
+    estimator : BaseEstimator
+        The estimator.
+    """
     return _spec(name).make(**params)
 
 
 def method_spec(entry_name: str, entry: dict | None, search=(), source: dict | None = None) -> MethodSpec:
-    """The :class:`MethodSpec` of an experiment's method entry: a built-in method (the entry's
-    ``method`` key, else its name), or the estimator of its ``estimator`` import path, looked for in
-    the folders ``search`` or, inside a job, at ``source["file"]`` (the job's ``estimator_source``).
+    """Return the :class:`MethodSpec` of an experiment's method entry.
+
+    The entry is a built-in method (the entry's ``method`` key, else its name), or the estimator of
+    its ``estimator`` import path, looked for in the folders ``search`` or, inside a job, at
+    ``source["file"]`` (the job's ``estimator_source``).
 
     Keys of an entry by import path (the defaults in brackets): ``supervised`` [true: ``fit``
     gets the labels], ``ordered`` [false: p is the ``n_components`` of the grid], ``max_components``
@@ -288,7 +410,24 @@ def method_spec(entry_name: str, entry: dict | None, search=(), source: dict | N
     ``training_subset``, ``linear_map``, ``local_regions`` [those the class declares in its
     scikit-learn tags; else ``n_components`` if it takes it, and nothing else]. Errors name the entry:
     a name that is a built-in method, a module or class that does not exist, a class that is no
-    transformer."""
+    transformer.
+
+    Parameters
+    ----------
+    entry_name : str
+        The entry's name.
+    entry : dict or None
+        The entry.
+    search : sequence of str, default=()
+        Folders to look for an estimator's module in.
+    source : dict, optional
+        Inside a job, where its estimator was found (``file``, ``search``).
+
+    Returns
+    -------
+    MethodSpec
+        The method.
+    """
     from sklearn.base import is_classifier
 
     from .own_methods import MethodImportError, check_estimator_class, import_estimator, without_labels
@@ -321,11 +460,25 @@ def method_spec(entry_name: str, entry: dict | None, search=(), source: dict | N
 
 
 def estimator_factory(spec: MethodSpec | str, fixed: dict, pca_first: int | None = None):
-    """``new_estimator(params)``: the method ``spec`` (or a built-in's name) with ``fixed`` and then
-    ``params`` (the one factory every protocol hands its jobs: a grid point's or a swept
-    dimension's parameters); with ``pca_first``, after a PCA to that many dimensions (fewer where the
-    training data have fewer; :class:`~locproj.methods.linear.LeadingPCA`) fitted on the same
-    training data (a method entry's ``pca_first``: what makes a costly method finish)."""
+    """Return ``new_estimator(params)``, the one factory every protocol hands its jobs.
+
+    Parameters
+    ----------
+    spec : MethodSpec or str
+        The method, or a built-in's name.
+    fixed : dict
+        The parameters the entry fixes; ``params`` override them.
+    pca_first : int, optional
+        A method entry's ``pca_first`` (what makes a costly method finish): the method runs after a
+        PCA to that many dimensions (fewer where the training data have fewer;
+        :class:`~locproj.methods.linear.LeadingPCA`) fitted on the same training data.
+
+    Returns
+    -------
+    callable
+        ``new_estimator(params)``: the method with ``fixed`` and then ``params`` (a grid point's or a
+        swept dimension's parameters), after the PCA when ``pca_first`` is given.
+    """
     from sklearn.pipeline import Pipeline
 
     spec = _spec(spec) if isinstance(spec, str) else spec
@@ -338,22 +491,64 @@ def estimator_factory(spec: MethodSpec | str, fixed: dict, pca_first: int | None
 
 
 def factory_tags(spec: MethodSpec, pca_first: int | None = None) -> ProjectionTags:
-    """The tags of the estimators :func:`estimator_factory` builds: the method's own, or, after a
-    ``pca_first`` step, those of the pipeline whose ``method`` step it is."""
+    """Return the tags of the estimators :func:`estimator_factory` builds.
+
+    Parameters
+    ----------
+    spec : MethodSpec
+        The method.
+    pca_first : int, optional
+        The ``pca_first`` given to :func:`estimator_factory`.
+
+    Returns
+    -------
+    ProjectionTags
+        The method's own tags, or, after a ``pca_first`` step, those of the pipeline whose
+        ``method`` step it is.
+    """
     return wrapped(spec.tags, "method") if pca_first else spec.tags
 
 
 def bound_reason(name: str) -> str:
-    """Why the built-in method ``name`` has no more projections, for the legend entry of a curve
-    that ends early (:func:`locproj.report.writers.stopped_label`): ``c − 1`` for LDA, else the rank."""
+    """Say why the built-in method ``name`` has no more projections.
+
+    For the legend entry of a curve that ends early (:func:`locproj.report.writers.stopped_label`).
+
+    Parameters
+    ----------
+    name : str
+        The method's config name.
+
+    Returns
+    -------
+    str
+        ``c − 1`` for LDA (and SRDA), else the rank of the training data.
+    """
     spec = METHODS.get(name)
     return "c − 1" if spec is not None and spec.bound in (_lda_bound, _class_bound) else "rank of the training data"
 
 
 def end_reason(entry_name: str, entry: dict | None, last: list[int], skipped: str | None = None) -> str:
-    """Why a method entry's curve ends at ``last`` (its last p, one per panel): the grid values its
-    CV could not fit (``skipped``, said as :func:`locproj.report.error_tables.skipped_values` says it), its
-    largest ``n_components``, or what bounds a built-in method (:func:`bound_reason`)."""
+    """Say why a method entry's curve ends at ``last``.
+
+    Parameters
+    ----------
+    entry_name : str
+        The entry's name.
+    entry : dict or None
+        The entry.
+    last : list of int
+        Its last p, one per panel.
+    skipped : str, optional
+        The grid values its CV could not fit, said as
+        :func:`locproj.report.error_tables.skipped_values` says it.
+
+    Returns
+    -------
+    str
+        ``skipped`` when given, its largest ``n_components``, or what bounds a built-in method
+        (:func:`bound_reason`).
+    """
     entry = entry or {}
     if skipped:
         return skipped
@@ -367,6 +562,23 @@ def end_reason(entry_name: str, entry: dict | None, last: list[int], skipped: st
 
 
 def max_components(name: str, n_samples: int, n_classes: int, n_features: int) -> int:
-    """Most projections ``name`` can return: ``c - 1`` (and ``n - c``, ``d - c + 1``) for LDA, the rank bound
-    ``min(n - 1, d)`` for the others, ``d`` for ``raw``."""
+    """Return the most projections the built-in method ``name`` can return.
+
+    Parameters
+    ----------
+    name : str
+        The method's config name.
+    n_samples : int
+        The number of training samples ``n``.
+    n_classes : int
+        The number of classes ``c``.
+    n_features : int
+        The number of features ``d``.
+
+    Returns
+    -------
+    int
+        ``c - 1`` (and ``n - c``, ``d - c + 1``) for LDA, ``c - 1`` (and ``n - 1``) for SRDA, ``d``
+        for ``raw``, LPK and GPK, the rank bound ``min(n - 1, d)`` for the others.
+    """
     return _spec(name).max_components(n_samples, n_classes, n_features)

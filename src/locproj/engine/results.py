@@ -23,7 +23,7 @@ from collections.abc import Mapping
 import h5py
 import numpy as np
 
-from ..core._io import reading_h5, writing_h5
+from ..core.io import reading_h5, writing_h5
 
 
 

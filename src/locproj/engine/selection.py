@@ -28,7 +28,7 @@ Fold capping (:func:`cross_validate`)
     the class is capped to ``(smallest class count in that fit's training data) - 1``,
     one counted among all points to the fit's samples minus one (and MFA's between-class
     pairs to the fewest of a class), whether the grid point, the ``fixed`` parameters or
-    the estimator's default sets it (:class:`locproj.engine.neighbor_counts.NeighbourRule`);
+    the estimator's default sets it (:class:`locproj.engine.neighbor_counts.NeighborRule`);
     every cap is recorded in ``CVResult.capped`` (and in the result file). Grid points
     that become identical after capping are fitted once.
 Available p
@@ -70,7 +70,6 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from locproj.engine.config import RAW_METHOD
 from locproj.core.evaluation import DEFAULT_MAX_BYTES, error_rates, predict_all_p, predict_at_p
 from locproj.engine.method_failures import check_output, failure_record, failure_text
 from locproj.engine.neighbor_counts import NeighborRule
@@ -78,6 +77,7 @@ from locproj.engine.results import plain
 
 if TYPE_CHECKING:
     from locproj.methods.tags import ProjectionTags
+
 
 log = logging.getLogger("locproj.engine.selection")
 
@@ -88,7 +88,18 @@ _M_EXPRESSION = re.compile(r"^\s*m\s*(?:([+-])\s*(\d+))?\s*$")
 
 
 def sigma0_squared(X) -> float:
-    """Squared mean Euclidean norm of the rows of ``X`` (the paper's sigma_0^2, §6.2)."""
+    """Compute the squared mean Euclidean norm of the rows of ``X`` (the paper's sigma_0^2, §6.2).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The samples.
+
+    Returns
+    -------
+    float
+        ``mean_i(||x_i||)^2``.
+    """
     return float(np.mean(np.linalg.norm(np.asarray(X, dtype=np.float64), axis=1)) ** 2)
 
 
@@ -129,7 +140,7 @@ def resolve_grid(method_grid_spec, X_train, y_train, m=None, *, neighbors: Neigh
         Training labels; ``m`` defaults to the smallest class count.
     m : int, optional
         Training samples per class.
-    neighbours : NeighbourRule, optional
+    neighbors : NeighborRule, optional
         What the method's neighbour parameters count (see module docstring); None: nothing.
 
     Returns
@@ -154,18 +165,23 @@ def resolve_grid(method_grid_spec, X_train, y_train, m=None, *, neighbors: Neigh
 class CVResult:
     """Cross-validation errors of one split.
 
-    Attributes
+    Each parameter is also an attribute of the same name.
+
+    Parameters
     ----------
     error : ndarray of shape (n_grid, p_max)
         Mean error over folds, ``error[g, p - 1]``; NaN where p is unavailable in some fold.
     fold_error : ndarray of shape (n_folds, n_grid, p_max)
+        The error in each fold, ``fold_error[f, g, p - 1]``; NaN where p is unavailable.
     capped : list of dict
         One record ``{fold, grid_index, param, requested, used}`` per capped neighbour count
         (``fold = -1`` for the final refit).
     failed : list of dict
         Under ``on_error='record'``: one record ``{fold, grid_index, error_type, error_message,
         error_frame}`` per fit that raised (:func:`locproj.engine.method_failures.failure_record`); its grid
-        point has no CV error in that fold. ``first_failure`` is the first such exception.
+        point has no CV error in that fold.
+    first_failure : BaseException or None, default=None
+        The first exception recorded in ``failed``.
     skipped : list of dict
         ``{n_components, reason}`` for each ``n_components`` of a method whose columns are not
         ordered that asks for more columns than the folds' data give (not fitted); ``{params,
@@ -234,8 +250,19 @@ def _fixed_width(estimator, tags: ProjectionTags) -> int | None:
 
 
 class FittedColumns(NamedTuple):
-    """What :func:`fit_transform_all_p` returns: the mapped training and other data, the fit's
-    seconds, and the p it offers (1-based, ascending; None: every p up to its columns)."""
+    """What :func:`fit_transform_all_p` returns.
+
+    Parameters
+    ----------
+    Z_fit : ndarray of shape (n_fit, p_fit)
+        The mapped training data.
+    Z_other : ndarray of shape (n_other, p_fit)
+        The mapped other data.
+    seconds : float
+        The fit's seconds.
+    offered : ndarray of int or None, default=None
+        The p it offers (1-based, ascending); None: every p up to its columns.
+    """
 
     Z_fit: np.ndarray
     Z_other: np.ndarray
@@ -254,13 +281,40 @@ def _offered(estimator, p_fit: int, tags: ProjectionTags) -> np.ndarray | None:
 
 def fit_transform_all_p(new_estimator, params, X_fit, y_fit, X_other, p_max, p_limit=None, ordered=True,
                         tags: ProjectionTags | None = None) -> FittedColumns:
-    """Fit ``new_estimator(params)`` on ``(X_fit, y_fit)``; return :class:`FittedColumns` with
-    ``p_fit = min(p_max, columns available, p_limit)`` columns and the p among them it offers.
-    Below the limit, only ``p_max`` projections are computed (:func:`_fit_first_columns`). A method
-    whose columns are not ordered (``ordered=False``) is fitted as it is and returns all its
-    columns: its p is its number of columns, which the caller compares with ``p_max``. ``tags``:
-    what the estimators can do (:class:`~locproj.methods.tags.ProjectionTags`; default: an
-    ``n_components`` parameter, nothing else)."""
+    """Fit ``new_estimator(params)`` on ``(X_fit, y_fit)`` and map both data sets by it.
+
+    Below the limit, only ``p_max`` projections are computed (:func:`_fit_first_columns`).
+
+    Parameters
+    ----------
+    new_estimator : callable
+        ``new_estimator(params) -> estimator``.
+    params : dict
+        The hyper-parameters.
+    X_fit : array-like of shape (n_fit, n_features)
+        The training data.
+    y_fit : array-like of shape (n_fit,)
+        Their labels.
+    X_other : array-like of shape (n_other, n_features)
+        Other data to map (held out, or test).
+    p_max : int
+        The most columns wanted.
+    p_limit : int or callable, optional
+        What the method can give (:func:`cross_validate`).
+    ordered : bool, default=True
+        Whether the first p columns of a fit are its p-dimensional projection. A method whose
+        columns are not ordered is fitted as it is and returns all its columns: its p is its number
+        of columns, which the caller compares with ``p_max``.
+    tags : ProjectionTags, optional
+        What the estimators can do (:class:`~locproj.methods.tags.ProjectionTags`; default: an
+        ``n_components`` parameter, nothing else).
+
+    Returns
+    -------
+    FittedColumns
+        ``p_fit = min(p_max, columns available, p_limit)`` columns of both (all the columns of a
+        method whose columns are not ordered), and the p among them it offers.
+    """
     if tags is None:   # imported here: it needs scikit-learn, which the raw method never loads
         from locproj.methods.tags import ProjectionTags
 
@@ -287,8 +341,22 @@ def fit_transform_all_p(new_estimator, params, X_fit, y_fit, X_other, p_max, p_l
 
 
 def folds_for(y, n_folds: int) -> int:
-    """The folds actually used: ``n_folds``, capped at the smallest class count so that every
-    fold holds out at least one sample of every class (3 folds for 3 images per class)."""
+    """Return the folds actually used: ``n_folds``, capped at the smallest class count.
+
+    Every fold then holds out at least one sample of every class (3 folds for 3 images per class).
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        The labels.
+    n_folds : int
+        The folds asked for.
+
+    Returns
+    -------
+    int
+        The number of folds.
+    """
     return int(min(n_folds, np.unique(y, return_counts=True)[1].min()))
 
 
@@ -296,7 +364,7 @@ def cross_validate(new_estimator: Callable, grid: Sequence[Mapping], X, y, *, n_
                    classifier="1nn", classifier_params=None, seed=0, neighbors: NeighborRule | None = None,
                    max_bytes=DEFAULT_MAX_BYTES, n_jobs=1, ordered=True, on_error="raise",
                    tags: ProjectionTags | None = None) -> CVResult:
-    """K-fold CV error of every grid point for every p, one fit per (fold, grid point).
+    """Compute the K-fold CV error of every grid point for every p, one fit per (fold, grid point).
 
     Parameters
     ----------
@@ -305,27 +373,35 @@ def cross_validate(new_estimator: Callable, grid: Sequence[Mapping], X, y, *, n_
         with columns in order of optimality.
     grid : sequence of dict
         Concrete grid points (from :func:`resolve_grid`).
-    X, y : array-like
+    X : array-like of shape (n_samples, n_features)
         Training part of the split.
-    n_folds : int
+    y : array-like of shape (n_samples,)
+        Its labels.
+    n_folds : int, default=5
         Folds of :class:`~sklearn.model_selection.StratifiedKFold` (shuffled with ``seed``),
         capped at the smallest class count (:func:`folds_for`).
-    p_max : int
+    p_max : int, default=300
         Largest p evaluated (the paper's 300).
     p_limit : int or callable, optional
         What the method can give; ``p_limit(X_fold, y_fold) -> int`` or an integer.
-    classifier, classifier_params, max_bytes, n_jobs
-        See :func:`locproj.core.evaluation.predict_all_p`.
-    seed : int
+    classifier : str, default="1nn"
+        The classifier (:func:`locproj.core.evaluation.predict_all_p`).
+    classifier_params : dict, optional
+        Its keyword arguments (:func:`locproj.core.evaluation.predict_all_p`).
+    seed : int, default=0
         Fold shuffling seed.
-    neighbours : NeighbourRule, optional
+    neighbors : NeighborRule, optional
         Caps the method's neighbour counts in each fit (see module docstring); None: no cap.
-    ordered : bool
+    max_bytes : int, default=DEFAULT_MAX_BYTES
+        Memory budget per chunk of test rows (:func:`locproj.core.evaluation.predict_all_p`).
+    n_jobs : int, default=1
+        Threads over chunks of test rows (:func:`locproj.core.evaluation.predict_all_p`).
+    ordered : bool, default=True
         Whether the first p columns of a fit are its p-dimensional projection (every p read from one
         fit). Otherwise a grid point's only p is its number of columns (its ``n_components``), and a
         grid point with more than ``p_max`` or ``p_limit`` columns has no CV error (one whose
         ``n_components`` asks for more is not even fitted: ``CVResult.skipped`` says why).
-    on_error : {'raise', 'record'}
+    on_error : {'raise', 'record'}, default='raise'
         What a fit that raises costs (:mod:`locproj.engine.method_failures`): the split, or (``record``)
         its grid point's CV error in that fold (``CVResult.failed``).
     tags : ProjectionTags, optional
@@ -336,6 +412,7 @@ def cross_validate(new_estimator: Callable, grid: Sequence[Mapping], X, y, *, n_
     Returns
     -------
     CVResult
+        The mean and per-fold errors, and the caps, failures and grid points skipped.
     """
     X, y = np.asarray(X), np.asarray(y)
     neighbors = neighbors or NeighborRule()
@@ -343,7 +420,7 @@ def cross_validate(new_estimator: Callable, grid: Sequence[Mapping], X, y, *, n_
     folds = _folds(X, y, n_folds, seed)
     fold_error = np.full((n_folds, len(grid), p_max), np.nan)
     options = dict(classifier=classifier, classifier_params=classifier_params, max_bytes=max_bytes, n_jobs=n_jobs)
-    capped, failed, first_failure = [], [], None
+    capped, failed, errors_raised = [], [], []
     skipped_columns, skipped_points = {}, {}   # by n_components; by grid point
     for fold, (train, held_out) in enumerate(folds):
         X_fit, y_fit, X_held = X[train], y[train], X[held_out]
@@ -363,22 +440,29 @@ def cross_validate(new_estimator: Callable, grid: Sequence[Mapping], X, y, *, n_
                 try:
                     cache[key] = _fold_errors(new_estimator, params, X_fit, y_fit, X_held, y[held_out], p_max,
                                               p_limit, ordered, limit, options, tags)
-                except _NothingOffered as nothing:
-                    cache[key] = np.full(0, np.nan)
-                    skipped_points.setdefault(key, {"params": plain(params), "columns": nothing.columns,
-                                                    "reason": CLUSTER_REASON})
                 except Exception as error:
-                    if on_error != "record":
-                        raise
-                    cache[key] = np.full(0, np.nan)
-                    failed.append({"fold": fold, "grid_index": index, **failure_record(error)})
-                    first_failure = first_failure or error
+                    cache[key] = _no_errors(error, on_error, key, params, (fold, index), skipped_points, failed)
+                    errors_raised += [] if isinstance(error, _NothingOffered) else [error]
             errors = cache[key]
             fold_error[fold, index, : errors.size] = errors
     return CVResult(error=fold_error.mean(axis=0), fold_error=fold_error, capped=capped, failed=failed,
-                    first_failure=first_failure,
+                    first_failure=errors_raised[0] if errors_raised else None,
                     skipped=[{"n_components": n, "reason": reason} for n, reason in sorted(skipped_columns.items())]
                     + [skipped_points[key] for key in sorted(skipped_points)])
+
+
+def _no_errors(error: Exception, on_error: str, key: str, params, where: tuple[int, int], skipped_points: dict,
+               failed: list) -> np.ndarray:
+    """No CV errors for a grid point in a fold whose fit raised ``error`` at ``where`` (fold, grid index): a
+    grid point that offers no p is recorded in ``skipped_points``, a failure in ``failed`` when ``on_error``
+    is ``'record'``; any other failure is raised again."""
+    if isinstance(error, _NothingOffered):
+        skipped_points.setdefault(key, {"params": plain(params), "columns": error.columns, "reason": CLUSTER_REASON})
+    elif on_error == "record":
+        failed.append({"fold": where[0], "grid_index": where[1], **failure_record(error)})
+    else:
+        raise error
+    return np.full(0, np.nan)
 
 
 #: Why a grid point offers no p (module docstring, "Equal eigenvalues").
@@ -435,9 +519,31 @@ def _folds(X, y, n_folds: int, seed):
 
 
 def raw_cv_fold_error(X, y, *, n_folds=5, seed=0, classifier="1nn", **predict_options) -> np.ndarray | None:
-    """The classifier's error on the raw features in each CV fold, on the folds
-    :func:`cross_validate` uses for the same ``y``, ``n_folds`` and ``seed``: the baseline drawn
-    under the methods' CV curves (None when a class has a single sample: no folds)."""
+    """Compute the classifier's error on the raw features in each CV fold.
+
+    The folds are those :func:`cross_validate` uses for the same ``y``, ``n_folds`` and ``seed``:
+    the baseline drawn under the methods' CV curves.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Training part of the split.
+    y : array-like of shape (n_samples,)
+        Its labels.
+    n_folds : int, default=5
+        Folds asked for (:func:`folds_for`).
+    seed : int, default=0
+        Fold shuffling seed.
+    classifier : str, default="1nn"
+        The classifier (:func:`locproj.core.evaluation.predict_all_p`).
+    **predict_options
+        ``classifier_params``, ``max_bytes``, ``n_jobs`` of :func:`locproj.core.evaluation.predict_all_p`.
+
+    Returns
+    -------
+    ndarray of shape (n_folds,) or None
+        The error in each fold; None when a class has a single sample (no folds).
+    """
     X, y = np.asarray(X, dtype=np.float64), np.asarray(y)
     if folds_for(y, n_folds) < 2:
         return None
@@ -449,10 +555,22 @@ def raw_cv_fold_error(X, y, *, n_folds=5, seed=0, classifier="1nn", **predict_op
 
 
 def skipped_text(items, dataset: str) -> str:
-    """What ``CVResult.skipped``'s records say, in a sentence per kind: ``'n_components 5, 10 not fitted
-    on iris: the data have 4 features'`` (a method whose columns are not ordered) and ``'grid points
-    with alpha 0.2, 1; n_neighbors 9, 19 offer no p on thyroid (1 or 2 columns): their columns end
-    inside ...'`` ("Equal eigenvalues")."""
+    """Say what ``CVResult.skipped``'s records say, in a sentence per kind.
+
+    Parameters
+    ----------
+    items : list of dict
+        The records (``CVResult.skipped``).
+    dataset : str
+        The dataset's name.
+
+    Returns
+    -------
+    str
+        ``'n_components 5, 10 not fitted on iris: the data have 4 features'`` (a method whose columns
+        are not ordered) and ``'grid points with alpha 0.2, 1; n_neighbors 9, 19 offer no p on thyroid
+        (1 or 2 columns): their columns end inside ...'`` ("Equal eigenvalues"), joined by ``'; '``.
+    """
     sentences = []
     columns = [item for item in items if "n_components" in item]
     if columns:
@@ -514,7 +632,7 @@ def _error_at_own_p(Z_fit, y_fit, Z_held, y_held, p_max, options) -> np.ndarray:
 
 
 def choose(cv_error, atol=1e-12):
-    """Grid index and p of the minimal mean CV error.
+    """Choose the grid index and p of the minimal mean CV error.
 
     Errors within ``atol`` of the minimum count as ties; ties are broken toward
     the smaller p, then toward the earlier grid point. NaN entries are ignored.
@@ -522,6 +640,9 @@ def choose(cv_error, atol=1e-12):
     Parameters
     ----------
     cv_error : ndarray of shape (n_grid, p_max)
+        The mean CV errors (``CVResult.error``).
+    atol : float, default=1e-12
+        The tolerance of ties.
 
     Returns
     -------
@@ -543,8 +664,66 @@ def choose(cv_error, atol=1e-12):
 
 @dataclasses.dataclass
 class SplitResult:
-    """Outcome of one split's computation (dataset, m, split, method); its file layout is
-    :func:`locproj.engine.results.write_result`'s."""
+    """Outcome of one split's computation (dataset, m, split, method).
+
+    Its file layout is :func:`locproj.engine.results.write_result`'s. Each parameter is also an
+    attribute of the same name.
+
+    Parameters
+    ----------
+    method : str
+        The method's name.
+    classifier : str
+        The classifier (:func:`locproj.core.evaluation.predict_all_p`).
+    classifier_params : dict
+        Its keyword arguments.
+    grid : list of dict
+        The grid points (:func:`resolve_grid`); ``[{}]`` for ``raw``.
+    cv_error : ndarray of shape (n_grid, p_max)
+        The mean CV error (``CVResult.error``); empty for ``raw``.
+    cv_fold_error : ndarray of shape (n_folds, n_grid, p_max)
+        The CV error of each fold; empty for ``raw``.
+    capped : list of dict
+        The neighbour counts capped, in CV and (``fold = -1``) in the refit (``CVResult.capped``).
+    grid_index : int
+        The chosen grid point (:func:`choose`).
+    params : dict
+        Its hyper-parameters as the refit used them (capped).
+    p : int
+        The chosen number of projections; for ``raw``, the number of features.
+    projected : bool
+        False for ``raw``.
+    test_error : float
+        The fraction of test samples misclassified at the p tested (``test_p``, else ``p``).
+    test_predictions : ndarray of shape (n_test,)
+        The predicted test labels.
+    test_indices : ndarray of shape (n_test,) or None
+        The test samples' indices in the dataset, when given.
+    fit_seconds : float
+        The refit's seconds.
+    cv_seconds : float
+        The cross-validation's seconds.
+    n_folds : int
+        The folds used (:func:`folds_for`).
+    cv_seed : int
+        The fold shuffling seed.
+    p_max : int
+        The largest p evaluated.
+    meta : dict
+        Identification (experiment, dataset, m, split...).
+    test_error_curve : ndarray of shape (p_fit,) or None, default=None
+        The test error at every p, when the split recorded it (``test_curve``).
+    raw_cv_fold_error : ndarray of shape (n_folds,) or None, default=None
+        ``raw`` only: the classifier's error on the raw features in each CV fold
+        (:func:`raw_cv_fold_error`).
+    failed_fits : list of dict, default=[]
+        The fits that raised in CV (``CVResult.failed``).
+    skipped : list of dict, default=[]
+        The ``n_components`` not fitted and the grid points that offered no p (``CVResult.skipped``).
+    test_p : int or None, default=None
+        The p tested where the refit's equal eigenvalues moved it from ``p`` (module docstring,
+        "Equal eigenvalues"); None where it is ``p``.
+    """
 
     method: str
     classifier: str
@@ -579,8 +758,8 @@ def run_split(X_train, y_train, X_test, y_test, *, method, new_estimator=None, g
               ordered=True, on_error="raise", tags: ProjectionTags | None = None) -> SplitResult:
     """Resolve the grid, cross-validate, refit on the whole training part and test.
 
-    For ``method == 'raw'`` (or ``new_estimator is None``) there is no projection and no
-    CV: the classifier runs on the raw features and ``p`` is their number.
+    Without ``new_estimator`` (a method that projects nothing, such as ``raw``) there is no
+    projection and no CV: the classifier runs on the raw features and ``p`` is their number.
 
     Parameters
     ----------
@@ -589,28 +768,51 @@ def run_split(X_train, y_train, X_test, y_test, *, method, new_estimator=None, g
     method : str
         Method name (stored in the result).
     new_estimator : callable, optional
-        Estimator factory ``new_estimator(params) -> estimator``.
+        Estimator factory ``new_estimator(params) -> estimator``; None for a method that projects
+        nothing.
     grid_spec : mapping, optional
         Configuration grid, see :func:`resolve_grid`.
     m : int, optional
         Training samples per class (default: smallest class count).
+    p_max : int, default=300
+        Largest p evaluated (:func:`cross_validate`).
+    p_limit : int or callable, optional
+        What the method can give (:func:`cross_validate`).
+    classifier : str, default="1nn"
+        The classifier (:func:`locproj.core.evaluation.predict_all_p`).
+    classifier_params : dict, optional
+        Its keyword arguments.
+    n_folds : int, default=5
+        Folds of the cross-validation (:func:`cross_validate`).
+    seed : int, default=0
+        Fold shuffling seed.
     test_indices : array-like, optional
         Indices of the test samples in the dataset, stored for traceability.
     meta : dict, optional
         Identification stored as root attributes (experiment, dataset, m, split...).
-    test_curve : bool
+    neighbors : NeighborRule, optional
+        What the method's neighbour parameters count (:func:`cross_validate`); None: nothing.
+    max_bytes : int, default=DEFAULT_MAX_BYTES
+        Memory budget per chunk of test rows (:func:`locproj.core.evaluation.predict_all_p`).
+    n_jobs : int, default=1
+        Threads over chunks of test rows (:func:`locproj.core.evaluation.predict_all_p`).
+    test_curve : bool, default=False
         Also record the test error of the refitted projection at every p = 1..p_fit
         (``test_error_curve``; the dimension-curve protocol). ``test_error`` stays the error
-        at the CV-chosen p. A method whose columns are not ordered is refitted at each
-        ``n_components`` of its grid (the other parameters as chosen): NaN at the other p.
-    ordered : bool
+        at the CV-chosen p (or at ``test_p``: :class:`SplitResult`). A method whose columns are
+        not ordered is refitted at each ``n_components`` of its grid (the other parameters as
+        chosen): NaN at the other p.
+    ordered : bool, default=True
         See :func:`cross_validate`: without it, p is chosen with the grid point (its ``n_components``).
-    Other parameters
-        As :func:`cross_validate`.
+    on_error : {'raise', 'record'}, default='raise'
+        What a fit that raises in CV costs (:func:`cross_validate`).
+    tags : ProjectionTags, optional
+        What the estimators can do (:func:`cross_validate`).
 
     Returns
     -------
     SplitResult
+        The grid, the CV errors, the choice, and the test of the refit.
     """
     X_train, y_train = np.asarray(X_train, dtype=np.float64), np.asarray(y_train)
     X_test, y_test = np.asarray(X_test, dtype=np.float64), np.asarray(y_test)
@@ -622,7 +824,7 @@ def run_split(X_train, y_train, X_test, y_test, *, method, new_estimator=None, g
         test_indices=None if test_indices is None else np.asarray(test_indices),
         n_folds=folds_for(y_train, n_folds), cv_seed=seed, p_max=p_max, meta=dict(meta or {}),
     )
-    if method == RAW_METHOD or new_estimator is None:
+    if new_estimator is None:
         return _raw_split(X_train, y_train, X_test, y_test, n_folds, seed, predict_options, common)
 
     neighbors = neighbors or NeighborRule()

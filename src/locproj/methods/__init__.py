@@ -5,6 +5,7 @@ Every graph-embedding method hands a graph and a constraint to the one solver,
 :func:`locproj.core.solvers.solve_embedding`; see ``docs/methods.md``.
 """
 
+from ._base import fit_memory
 from .isop import IsometricProjection
 from .klpp import KernelLPP
 from .lea import LocallyEmbeddedAnalysis
@@ -33,4 +34,5 @@ __all__ = [
     "OrthogonalLPP",
     "SpectralRegressionDiscriminantAnalysis",
     "SupervisedLLE",
+    "fit_memory",
 ]

@@ -186,6 +186,32 @@ class ProjectionTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         return declare(super().__sklearn_tags__())
 
 
+def fit_memory(estimator, n_samples: int, n_features: int, y=None) -> tuple[float, tuple[str, ...]] | None:
+    """Estimate the peak memory of fitting ``estimator`` on ``n_samples x n_features`` data.
+
+    Parameters
+    ----------
+    estimator : estimator instance
+        The unfitted estimator, with the parameters of the fit.
+    n_samples, n_features : int
+        The shape of the training data.
+    y : array-like of shape (n_samples,), optional
+        The training labels, for a method whose memory depends on the class sizes.
+
+    Returns
+    -------
+    estimate : tuple of (float, tuple of str) or None
+        The bytes needed beyond the data themselves and the ways out that a
+        :class:`~locproj.core.memory.NotEnoughMemoryError` names; None for an estimator that is not
+        locproj's or whose memory grows no faster than ``n d``, ``n k`` or ``d^2`` (docs/scale.md,
+        "Memory").
+    """
+    if not isinstance(estimator, ProjectionTransformer):
+        return None
+    need = estimator._peak_memory_bytes(n_samples, n_features, y)
+    return None if need is None else (need, estimator._memory_ways_out())
+
+
 class LinearProjection(ProjectionTransformer):
     """Base class of every linear projection: ``transform`` and the supervision tag.
 
@@ -196,11 +222,35 @@ class LinearProjection(ProjectionTransformer):
         return bool(getattr(self, "supervised", False))
 
     def transform(self, X):
-        """Project ``X``: ``(X - mean_) @ components_.T``."""
+        """Project ``X``: ``(X - mean_) @ components_.T``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The data to project.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, ``n_components_``)
+            The projected data.
+        """
         return self.transform_first(X, None)
 
     def transform_first(self, X, n_columns):
-        """The first ``n_columns`` columns of ``transform(X)`` (all for None), computing only those."""
+        """Compute the first ``n_columns`` columns of ``transform(X)``, and only those.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The data to project.
+        n_columns : int or None
+            The number of leading columns; None for all of them.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, min(n_columns, ``n_components_``))
+            The first ``n_columns`` columns of ``transform(X)``.
+        """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64, order="C")
         return (X - self.mean_) @ self.components_[:n_columns].T
@@ -231,7 +281,20 @@ class GraphEmbeddingTransformer(LinearProjection):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
-        """Learn the projection from training data ``X`` (and labels ``y`` when supervised)."""
+        """Learn the projection from training data ``X`` (and labels ``y`` when supervised).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,), default=None
+            Class labels; required by a supervised estimator, ignored by an unsupervised one.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         X, y = validate_fit_data(self, X, y, self._needs_labels())
         self._check_memory(X, y)
         problem = self._problem(X, y)

@@ -168,7 +168,20 @@ class IsometricProjection(GraphEmbeddingTransformer):
         ``tau`` is built from ``X`` scaled by an exact power of two and the solver gets it scaled
         so too (:func:`power_of_two_normalised`): the same components, ``eigenvalues_`` scaled back
         exactly.  Eigenvalues count as equal only within ``1e-12`` of the largest (the solver's
-        default is ``1e-9``), so that the columns keep ``IsoP.m``'s order."""
+        default is ``1e-9``), so that the columns keep ``IsoP.m``'s order.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,), default=None
+            Class labels; required by a supervised estimator, ignored by an unsupervised one.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         X, y = validate_fit_data(self, X, y, self._needs_labels())
         self._check_memory(X, y)
         check_far_magnitude(X)

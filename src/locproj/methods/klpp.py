@@ -40,13 +40,22 @@ class KernelLPP(ProjectionTransformer):
         Any kernel of :func:`sklearn.metrics.pairwise.pairwise_kernels` but 'precomputed' (the
         graph is built from ``X``); a callable ``kernel(x, z, gamma=, degree=, coef0=)`` gets the
         three kernel parameters as keywords.
-    gamma, degree, coef0 : kernel parameters, passed when the kernel takes them.
+    gamma : float or None, default=None
+        Kernel parameter, passed when the kernel takes it (``'rbf'``, ``'poly'``, ...).
+    degree : float, default=3
+        Kernel parameter, passed when the kernel takes it (``'poly'``).
+    coef0 : float, default=1
+        Kernel parameter, passed when the kernel takes it (``'poly'``, ``'sigmoid'``).
     n_neighbors : int or 'all', default=5
+        Neighbours per point of the graph (within its class when ``supervised``), as for
+        :class:`LocalityPreservingProjection`.
     weight : {'heat', 'binary'}, default='heat'
+        Graph weights ``exp(-||x_i - x_j||^2 / t)`` or 1, as for :class:`LocalityPreservingProjection`.
     t : float or None, default=None
         Heat-kernel width of the graph weights ``exp(-||x_i - x_j||^2 / t)`` (003 eq. 12; the
         ``gamma`` of :class:`LocalityPreservingProjection`).  None: mean squared edge length.
     supervised : bool, default=True
+        Link only points of the same class in the graph.
     center_kernel : bool, default=True
         Centre the data in feature space (see above).
     column_scaling : {'unit', 'constraint'}, default='unit'
@@ -123,7 +132,20 @@ class KernelLPP(ProjectionTransformer):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
-        """Learn ``alpha`` from training data ``X`` (and labels ``y`` when supervised)."""
+        """Learn ``alpha`` from training data ``X`` (and labels ``y`` when supervised).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,), default=None
+            Class labels; required by a supervised estimator, ignored by an unsupervised one.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         X, y = validate_fit_data(self, X, y, self.supervised)
         self._check_memory(X, y)
         K = self._kernel(X)
@@ -148,7 +170,18 @@ class KernelLPP(ProjectionTransformer):
         return self
 
     def transform(self, X):
-        """Project ``X``: ``k(X, X_fit_) @ dual_coef_`` (003 eq. 25)."""
+        """Project ``X``: ``k(X, X_fit_) @ dual_coef_`` (003 eq. 25).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The data to project.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, ``n_components_``)
+            The projected data.
+        """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64, order="C")
         K = self._kernel(X, self.X_fit_)

@@ -34,6 +34,7 @@ class LocallyEmbeddedAnalysis(GraphEmbeddingTransformer):
     n_components : int or None, default=None
         None keeps all; the first ``p`` columns are the optimal ``p``-dimensional solution.
     n_neighbors : int or 'all', default=5
+        Neighbours per point (within its class when ``supervised``); 'all': every other point.
     reg : float, default=1e-3
         Regularisation ``r`` of the local Gram matrices (see ``reg_mode``).
     reg_mode : {'trace', 'fixed', 'auto'}, default='trace'

@@ -10,7 +10,7 @@ from sklearn.utils._param_validation import StrOptions
 
 from ..core.class_graphs import local_scaling_affinity, local_scaling_knn_affinity
 from ..core.memory import WAYS_OUT
-from ..core.neighbor_graphs import _PRECOMPUTED_MAX as _SMALL_CLASS, laplacian
+from ..core.neighbor_graphs import PRECOMPUTED_GROUP_MAX, laplacian
 from ._base import GraphEmbeddingTransformer, GraphProblem
 from ._constraints import COLUMN_SCALING, N_COMPONENTS, POSITIVE_INT
 
@@ -152,7 +152,7 @@ class LocalFisherDiscriminantAnalysis(GraphEmbeddingTransformer):
         data = 8.0 * 4 * n_samples * n_features   # validated, centred and projected copies of X
         if self.affinity == "knn":
             k = np.minimum(self.n_neighbors, counts - 1)
-            small, large = counts[counts <= _SMALL_CLASS], counts[counts > _SMALL_CLASS]
+            small, large = counts[counts <= PRECOMPUTED_GROUP_MAX], counts[counts > PRECOMPUTED_GROUP_MAX]
             search = 16.0 * float(np.sum(small.astype(float) ** 2)) + 8.0 * 512 * float(large.max(initial=0))
             return data + _KNN_EDGE_BYTES * float(np.sum(counts * k)) + search
         return data + _FULL_PAIR_BYTES * float(np.sum(counts.astype(float) ** 2))

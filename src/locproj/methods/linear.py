@@ -85,7 +85,20 @@ class Fisherfaces(LinearProjection):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
-        """Fit PCA then LDA on ``(X, y)``."""
+        """Fit PCA then LDA on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Class labels.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         X, y = validate_fit_data(self, X, y, supervised=True)
         n, d = X.shape
         classes, y_index = np.unique(y, return_inverse=True)

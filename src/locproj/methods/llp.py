@@ -28,6 +28,7 @@ class LocalLearningProjection(GraphEmbeddingTransformer):
         None keeps all (the rank of the centred data); the first ``p`` columns are the optimal
         ``p``-dimensional solution.
     n_neighbors : int or 'all', default=5
+        Neighbours per point (within its class when ``supervised``); 'all': every other point.
     reg : float, default=1.0
         The ridge ``lambda`` of eq. 2/29.
     kernel : {'linear', 'rbf'}, default='linear'

@@ -1,6 +1,7 @@
-"""Global and Local Projection Kernels for SVMs (Gönen & Alpaydın 2010; paper 002): the estimator,
-whose ``fit`` is Algorithm 2 with Armijo's rule (§5) and the stopping rule of §6, on the maths of
-:mod:`locproj.methods._lpk_model`.
+"""Global and Local Projection Kernels for SVMs (Gönen & Alpaydın 2010; paper 002).
+
+The estimator, whose ``fit`` is Algorithm 2 with Armijo's rule (§5) and the stopping rule of §6, on
+the maths of :mod:`locproj.methods._lpk_model`.
 """
 
 from __future__ import annotations
@@ -275,7 +276,20 @@ class LocalProjectionKernelSVC(ClassifierMixin, ProjectionTransformer):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
-        """Learn ``W_1..W_p``, ``V`` and the SVM by Algorithm 2 of 002 on binary data ``X, y``."""
+        """Learn ``W_1..W_p``, ``V`` and the SVM by Algorithm 2 of 002 on binary data ``X, y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Class labels, two classes.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         X, y = validate_fit_data(self, X, y, supervised=True)
         self.classes_, y_index = np.unique(y, return_inverse=True)
         if len(self.classes_) != 2:
@@ -379,19 +393,34 @@ class LocalProjectionKernelSVC(ClassifierMixin, ProjectionTransformer):
         return np.column_stack([self.gating_intercept_, self.gating_coef_])
 
     def gating_function(self, X):
-        """The fitted gating ``eta_m(x | V)`` (002 eq. 5) of each row of ``X``.
+        """Compute the fitted gating ``eta_m(x | V)`` (002 eq. 5) of each row of ``X``.
 
-        Shape ``(n_samples, n_regions)``, rows summing to one: e.g. the boundary
-        ``eta_1 = 0.5`` of Figs. 1-2.
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The data.
+
+        Returns
+        -------
+        eta : ndarray of shape (n_samples, n_regions)
+            The gating values, rows summing to one: e.g. the boundary ``eta_1 = 0.5`` of Figs. 1-2.
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64, order="C")
         return self._finite("gating_function", X, lambda: gating(X, self._gating_params()))
 
     def decision_function(self, X):
-        """``f(x) = sum_i alpha_i y_i K_eta(x_i, x) + b`` over the support vectors (002 §4).
+        """Compute ``f(x) = sum_i alpha_i y_i K_eta(x_i, x) + b`` over the support vectors (002 §4).
 
-        Positive values predict ``classes_[1]``.
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The data.
+
+        Returns
+        -------
+        f : ndarray of shape (n_samples,)
+            The decision values; positive values predict ``classes_[1]``.
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64, order="C")
@@ -404,15 +433,36 @@ class LocalProjectionKernelSVC(ClassifierMixin, ProjectionTransformer):
         return self._finite("decision_function", X, compute)
 
     def predict(self, X):
-        """The class of each row of ``X``: ``classes_[1]`` where ``decision_function > 0``."""
+        """Predict the class of each row of ``X``: ``classes_[1]`` where ``decision_function > 0``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The data.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            The predicted classes.
+        """
         positive = self.decision_function(X) > 0
         return self.classes_[positive.astype(int)]
 
     def staged_decision_function(self, X):
-        """``decision_function`` of the model after each iteration (one per ``history_`` row).
+        """Compute ``decision_function`` of the model after each iteration (one per ``history_`` row).
 
         For the convergence figures of 002 §6.4 (test accuracy per iteration).  The last stage
         equals :meth:`decision_function`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The data.
+
+        Yields
+        ------
+        f : ndarray of shape (n_samples,)
+            The decision values of one stage, the first iteration's first.
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64, order="C")
@@ -426,16 +476,36 @@ class LocalProjectionKernelSVC(ClassifierMixin, ProjectionTransformer):
             yield self._finite("staged_decision_function", X, compute)
 
     def staged_predict(self, X):
-        """:meth:`predict` of the model after each iteration."""
+        """Predict with the model after each iteration (:meth:`predict` of each stage).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The data.
+
+        Yields
+        ------
+        y_pred : ndarray of shape (n_samples,)
+            The predicted classes of one stage, the first iteration's first.
+        """
         for f in self.staged_decision_function(X):
             yield self.classes_[(f > 0).astype(int)]
 
     def transform(self, X):
-        """The gated projections ``(eta_1(x) W_1^T x, ..., eta_p(x) W_p^T x)`` (002 §4).
+        """Compute the gated projections ``(eta_1(x) W_1^T x, ..., eta_p(x) W_p^T x)`` (002 §4).
 
-        Shape ``(n_samples, n_regions * n_components)``, region by region.  With the linear
-        kernel ``K_eta`` is the dot product of these features; with the others it is the dot
-        product of ``eta_m(x) Phi(W_m^T x)``, of which these are the arguments.
+        With the linear kernel ``K_eta`` is the dot product of these features; with the others it
+        is the dot product of ``eta_m(x) Phi(W_m^T x)``, of which these are the arguments.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The data.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_regions * n_components)
+            The gated projections, region by region.
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64, order="C")

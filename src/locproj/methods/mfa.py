@@ -106,7 +106,20 @@ class MarginalFisherAnalysis(GraphEmbeddingTransformer):
         A penalty graph without spread is refused before solving
         (:func:`~locproj.core.class_graphs.check_penalty_spread`); a Cholesky failure of the reduced
         ``X L^p X^T`` (plus the solver's ridge) that gets past that check is reported as what it is,
-        a penalty scatter too close to singular."""
+        a penalty scatter too close to singular.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Class labels (required: MFA is supervised).
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         try:
             return super().fit(X, y)
         except ValueError as error:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sklearn.base import _fit_context
 
-from ..core._orthogonal import solve_orthogonal_sequence
+from ..core.orthogonal import solve_orthogonal_sequence
 from ._base import GraphEmbeddingTransformer, GraphProblem, validate_fit_data, warn_rank_deficient
 from .lpp import LocalityPreservingProjection, lpp_graph
 
@@ -18,7 +18,7 @@ class OrthogonalLPP(GraphEmbeddingTransformer):
     orthogonal basis functions": ``a_k`` the eigenvector of ``M^(k)`` of the smallest eigenvalue),
     after centring and the PCA pre-step to the rank of the centred data.  The sequence is computed
     in the orthonormal PCA basis as one symmetric-definite eigenproblem per vector, each one size
-    smaller (:func:`locproj.core._orthogonal.solve_orthogonal_sequence`, whose docstring shows that it is
+    smaller (:func:`locproj.core.orthogonal.solve_orthogonal_sequence`, whose docstring shows that it is
     the paper's problem), not through the paper's non-symmetric ``M^(k)``.
 
     Cost: each vector is one dense eigen-solve of size up to the rank ``r`` of the centred data,
@@ -89,7 +89,20 @@ class OrthogonalLPP(GraphEmbeddingTransformer):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
-        """Learn the projection from training data ``X`` (and labels ``y`` when supervised)."""
+        """Learn the projection from training data ``X`` (and labels ``y`` when supervised).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,), default=None
+            Class labels; required by a supervised estimator, ignored by an unsupervised one.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         X, y = validate_fit_data(self, X, y, self._needs_labels())
         problem = self._problem(X, y)
         emb = solve_orthogonal_sequence(X, problem.L, problem.B, n_components=self.n_components)

@@ -23,7 +23,7 @@ from ..core.reconstruction_weights import (
     reconstruction_cost,
     spectrum_summary,
 )
-from ..core._sparse_eigen import bottom_eigenvectors
+from ..core.sparse_eigen import bottom_eigenvectors
 from ._base import ProjectionTransformer, check_fit_values
 from ._constraints import POSITIVE_INT, StrictInterval
 from .tags import declare
@@ -75,7 +75,7 @@ class SupervisedLLE(ProjectionTransformer):
     with disconnected classes: ``c - 1`` zero eigenvalues beside the constant's), ``M`` does not
     decide a basis of their cluster, and every direction in it has the same variance.  The basis is
     then the one the data decide: the directions ``y`` of the cluster by decreasing ``||X~^T y||^2``
-    (``X~`` the centred training data; :func:`locproj.core._sparse_eigen.bottom_eigenvectors`).
+    (``X~`` the centred training data; :func:`locproj.core.sparse_eigen.bottom_eigenvectors`).
     ``cluster_ends_`` lists the ``p`` at which a cluster ends; the engine's cross-validation
     offers only those ``p`` (:mod:`locproj.engine.selection`, "Equal eigenvalues").
 
@@ -169,7 +169,7 @@ class SupervisedLLE(ProjectionTransformer):
 
     See Also
     --------
-    sklearn.manifold.LocallyLinearEmbedding : scikit-learn's LLE (relative regulariser).
+    sklearn.manifold.LocallyLinearEmbedding : The LLE of scikit-learn (relative regulariser).
     LocallyEmbeddedAnalysis : The linear LLE (NPE): a projection with LLE's weights.
 
     References
@@ -221,13 +221,39 @@ class SupervisedLLE(ProjectionTransformer):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
-        """Embed the training data ``X`` (labels ``y`` are needed when ``alpha > 0``)."""
+        """Embed the training data ``X`` (labels ``y`` are needed when ``alpha > 0``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,), default=None
+            Class labels; required when ``alpha > 0``, ignored when ``alpha = 0`` (LLE).
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         self._fit(X, y)
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit_transform(self, X, y=None):
-        """Fit and return the training embedding ``embedding_``."""
+        """Fit and return the training embedding ``embedding_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,), default=None
+            Class labels; required when ``alpha > 0``, ignored when ``alpha = 0`` (LLE).
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, ``n_components_``)
+            The embedding of the training data, ``embedding_``.
+        """
         self._fit(X, y)
         return self.embedding_
 
@@ -304,7 +330,18 @@ class SupervisedLLE(ProjectionTransformer):
     # ------------------------------------------------------------------ transform
 
     def transform(self, X):
-        """Map new points by the reconstruction weights of their nearest reference points."""
+        """Map new points by the reconstruction weights of their nearest reference points.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The points to map.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, ``n_components_``)
+            Their coordinates in the embedding.
+        """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64, order="C")
         return self._map(X, self.embedding_[self.subset_])

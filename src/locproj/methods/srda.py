@@ -115,7 +115,7 @@ class SpectralRegressionDiscriminantAnalysis(LinearProjection):
     See Also
     --------
     Fisherfaces : LDA after PCA, by an eigenproblem.
-    sklearn.discriminant_analysis.LinearDiscriminantAnalysis : scikit-learn's LDA.
+    sklearn.discriminant_analysis.LinearDiscriminantAnalysis : The LDA of scikit-learn.
     sklearn.linear_model.Ridge : The ridge regression each projection solves.
 
     References
@@ -155,7 +155,20 @@ class SpectralRegressionDiscriminantAnalysis(LinearProjection):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
-        """Fit the ``n_components_`` ridge regressions on ``(X, y)``; ``X`` may be ``scipy.sparse``."""
+        """Fit the ``n_components_`` ridge regressions on ``(X, y)``; ``X`` may be ``scipy.sparse``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Class labels.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         X, y = self._validate_fit(X, y)
         n, d = X.shape
         self.classes_, y_index = np.unique(y, return_inverse=True)
@@ -185,7 +198,20 @@ class SpectralRegressionDiscriminantAnalysis(LinearProjection):
         return self
 
     def transform_first(self, X, n_columns):
-        """The first ``n_columns`` columns of ``transform(X)`` (all for None); sparse X stays sparse."""
+        """Compute the first ``n_columns`` columns of ``transform(X)``, and only those.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The data to project; a sparse ``X`` is not densified.
+        n_columns : int or None
+            The number of leading columns; None for all of them.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, min(n_columns, ``n_components_``))
+            The first ``n_columns`` columns of ``transform(X)``.
+        """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, accept_sparse=("csr", "csc"), dtype=np.float64, order="C")
         A = self.components_[:n_columns]

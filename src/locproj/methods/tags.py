@@ -13,29 +13,35 @@ from dataclasses import dataclass, fields, replace
 from sklearn.utils import TransformerTags, get_tags
 
 
+
 @dataclass
 class ProjectionTags(TransformerTags):
     """Transformer tags of a projection.
 
-    Attributes
+    Each tag is also an attribute of the same name.
+
+    Parameters
     ----------
-    dimension : str or None
+    preserves_dtype : list of str, default=["float64"]
+        Scikit-learn's tag (:class:`sklearn.utils.TransformerTags`): the data types that
+        ``transform`` preserves.
+    dimension : str or None, default="n_components"
         The constructor parameter that sets the number of output columns (``n_components``);
         None for a method without one.
-    first_columns : bool
+    first_columns : bool, default=False
         ``transform_first(X, p)`` computes only the first ``p`` columns of ``transform(X)``.
-    nested_fit : bool
+    nested_fit : bool, default=False
         Fitted with ``dimension = p``, its columns are the first ``p`` of a fit with all of them, so
         that a fit asked for fewer computes fewer (the graph-embedding family).
-    training_subset : bool
+    training_subset : bool, default=False
         ``fit`` embeds a subset of the training samples, ``subset_`` (indices), on which the
         classifiers are trained (supervised LLE's subset selection).
-    linear_map : bool
+    linear_map : bool, default=False
         ``transform(X) = (X - mean_) @ components_.T``: a basis in the input space can be drawn.
-    local_regions : bool
+    local_regions : bool, default=False
         A gating function over the input space and one projection per region: ``gating_function``
         and ``projections_`` (the local projection kernels).
-    cluster_ends : bool
+    cluster_ends : bool, default=False
         Fitted, it has ``cluster_ends_``: the ``p`` at which its first ``p`` columns end a cluster
         of equal eigenvalues.  At any other ``p`` they cut inside one, where rounding or an
         arbitrary rule would choose the columns, so model selection does not offer it (supervised
@@ -56,8 +62,21 @@ DECLARABLE = tuple(field.name for field in fields(ProjectionTags) if field.name 
 
 
 def projection_tags(estimator, **declared) -> ProjectionTags:
-    """The :class:`ProjectionTags` of ``estimator`` (those it declares, else the defaults: an
-    ``n_components`` parameter if it takes one, nothing else), with ``declared`` on top."""
+    """Return the :class:`ProjectionTags` of ``estimator``, with ``declared`` on top.
+
+    Parameters
+    ----------
+    estimator : estimator instance
+        Any scikit-learn estimator.
+    **declared
+        Tags that replace the estimator's (the names of :class:`ProjectionTags`).
+
+    Returns
+    -------
+    ProjectionTags
+        The tags the estimator declares, else the defaults (an ``n_components`` parameter if it
+        takes one, nothing else), with ``declared`` on top.
+    """
     tags = get_tags(estimator).transformer_tags
     if not isinstance(tags, ProjectionTags):
         params = estimator.get_params()
@@ -66,8 +85,21 @@ def projection_tags(estimator, **declared) -> ProjectionTags:
 
 
 def declare(tags, **declared):
-    """``tags`` (an estimator's scikit-learn tags) with ``declared`` among its projection tags, on top
-    of those its base classes declared: what ``__sklearn_tags__`` returns."""
+    """Add ``declared`` to the projection tags of ``tags``: what ``__sklearn_tags__`` returns.
+
+    Parameters
+    ----------
+    tags : sklearn.utils.Tags
+        An estimator's scikit-learn tags, as its base classes declared them; changed in place.
+    **declared
+        Projection tags (the names of :class:`ProjectionTags`), on top of those its base classes
+        declared.
+
+    Returns
+    -------
+    sklearn.utils.Tags
+        ``tags``, its ``transformer_tags`` a :class:`ProjectionTags`.
+    """
     old = tags.transformer_tags or TransformerTags()
     inherited = {f.name: getattr(old, f.name) for f in fields(old)}
     tags.transformer_tags = ProjectionTags(**{**inherited, **declared})
@@ -75,7 +107,20 @@ def declare(tags, **declared):
 
 
 def wrapped(tags: ProjectionTags, step: str) -> ProjectionTags:
-    """The tags of a wrapper (a pipeline or a meta-estimator) whose step ``step`` is the method: its
-    dimension parameter is the step's, reached as ``step__<parameter>``; it declares nothing else."""
+    """Return the tags of a wrapper (a pipeline or a meta-estimator) whose step ``step`` is the method.
+
+    Parameters
+    ----------
+    tags : ProjectionTags
+        The method's tags.
+    step : str
+        The name of the method's step in the wrapper.
+
+    Returns
+    -------
+    ProjectionTags
+        The wrapper's tags: its dimension parameter is the step's, reached as
+        ``step__<parameter>``; it declares nothing else.
+    """
     dimension = None if tags.dimension is None else f"{step}__{tags.dimension}"
     return ProjectionTags(dimension=dimension)

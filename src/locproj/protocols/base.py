@@ -137,6 +137,13 @@ class Protocol(ABC):
         job configuration ``params["job"]`` (:func:`job_method`)."""
         return job_method(params["job"]) if "job" in params else None
 
+    def job_estimator(self, params: dict):
+        """The unfitted estimator a job builds, from its rule's params evaluated for the job: its
+        method with its fixed parameters, after its ``pca_first`` step (the classes whose modules its
+        code digest covers), or None. Default: that of the job configuration ``params["job"]``
+        (:func:`job_estimator`)."""
+        return job_estimator(params["job"]) if "job" in params else None
+
     def datasets(self, spec: dict) -> list[str]:
         """The datasets and views the experiment reads. Default: the keys of ``datasets``."""
         return list(spec["datasets"])
@@ -211,12 +218,22 @@ def job_method(job: dict):
     return method_spec(job["method"], entry, source=job.get("estimator_source"))
 
 
+def job_estimator(job: dict):
+    """The unfitted estimator of a job's method entry as the registry's factory builds it
+    (:func:`locproj.engine.registry.estimator_factory`): the entry's ``fixed`` parameters and its
+    ``pca_first`` step, from the job's ``method_spec`` or (the holdout protocol's jobs) the job itself."""
+    from ..engine.registry import estimator_factory
+
+    entry = job.get("method_spec") or job
+    return estimator_factory(job_method(job), entry.get("fixed") or {}, entry.get("pca_first"))({})
+
+
 @contextlib.contextmanager
 def failure_recorded(job: dict, partition: str, split, output, meta: dict):
     """Run one split (or job) of a method: a failure stops the job, naming the method and the cell,
     or, under ``on_error: record``, becomes its result file ``output`` (what it is of: ``meta``; the
     provenance, the failure's record and the job's log); see :mod:`locproj.engine.method_failures`."""
-    from ..core._io import provenance_attrs
+    from ..core.io import provenance_attrs
     from ..engine.method_failures import handled, rule_log
     from ..engine.results import write_failure
 

@@ -35,8 +35,9 @@ def collect_cv_curves(paths: Iterable) -> tuple[pd.DataFrame, pd.DataFrame]:
         CV error (%) against p, minimised over the grid points that give p (NaN where none does),
         one row per (file, p), with the file's ``p_max``.
     baselines : DataFrame
-        One row per ``raw`` file that recorded it: its classifier's CV error (%) on the raw features,
-        on the same folds (``raw_cv_fold_error``, mean over the folds).
+        One row per file of a method that projects nothing (``raw``) that recorded it: its
+        classifier's CV error (%) on the raw features, on the same folds (``raw_cv_fold_error``,
+        mean over the folds).
     """
     frames, baselines = [], []
     for path in paths:
@@ -146,11 +147,11 @@ def _curve_ends(rows: pd.DataFrame, entry: Mapping, name: str, skipped: str | No
 
 
 def _draw_baseline(ax, baselines, dataset, m, labels) -> None:
-    """Raw's CV error on the same folds (mean ± one std over the splits), when the raw files hold it."""
+    """The CV error on the same folds of each method that projects nothing (raw; mean ± one std over
+    the splits), when its files hold it."""
     if baselines is None or baselines.empty:
         return
     rows = baselines[(baselines["dataset"] == dataset) & (baselines["m"] == m)]
-    if len(rows):
-        std = float(rows["cv_error"].std()) if len(rows) > 1 else None
-        draw_reference(ax, float(rows["cv_error"].mean()), std=std,
-                       label=f"{labels.get('raw', 'raw')}, all features")
+    for method, line in rows.groupby("method", sort=False):
+        std = float(line["cv_error"].std()) if len(line) > 1 else None
+        draw_reference(ax, float(line["cv_error"].mean()), std=std, label=f"{labels.get(method, method)}, all features")

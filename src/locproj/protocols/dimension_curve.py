@@ -26,7 +26,6 @@ import pandas as pd
 
 from ..report import error_tables, writers
 from ..report.comparison import compare, read_published, write_comparison
-from ..engine.config import RAW_METHOD, registry_method
 from ..engine.results import read_result
 from .split_jobs import SplitProtocol
 
@@ -181,14 +180,14 @@ def curve_figure(dataset: str, curves: pd.DataFrame, lowest: pd.DataFrame, spec:
 
 
 def _draw_panel(ax, curves: pd.DataFrame, lowest: pd.DataFrame, spec: dict, skipped: dict) -> None:
-    from ..engine.registry import end_reason
+    from ..engine.registry import end_reason, entry_projects
 
     labels, end = spec.get("labels") or {}, curves["dim"].max()
     for i, method in enumerate(spec["methods"]):
         line, best = curves[curves["method"] == method], lowest[lowest["method"] == method]
         label = labels.get(method, method)
         if line.empty:         # no projection (raw): one error, the baseline; a failed cell: nothing
-            if registry_method(method, spec["methods"][method]) == RAW_METHOD and not best.empty:
+            if not entry_projects(method, spec["methods"][method]) and not best.empty:
                 writers.draw_reference(ax, best["mean_error"].iloc[0], std=best["std_error"].iloc[0],
                                          label=f"{label} (no projection)")
             continue

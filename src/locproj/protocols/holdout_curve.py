@@ -61,7 +61,7 @@ from ..report import error_tables, writers
 from ..report.comparison import most_specific_reason
 from ..report.fidelity import FidelityPoint, Points, number, stand_in, statement_holds
 from ..engine.method_failures import check_output, configured_on_error
-from ..engine.config import RAW_METHOD, data_file, method_folders, registry_method, split_path, split_source
+from ..engine.config import data_file, method_folders, registry_method, split_path, split_source
 from ..engine.results import read_swept, write_swept
 from .base import (JobRule, Output, Protocol, estimator_source, failure_recorded, job_method,
                    table_outputs)
@@ -90,10 +90,12 @@ def entry_values(spec: dict, method: str) -> list[int]:
 
 def value_blocks(spec: dict, method: str) -> list[list[int]]:
     """A method entry's r values in blocks of ``values_per_job`` (default all): one job each; one
-    block for ``raw``, which computes its flat line once."""
+    block for a method that projects nothing (``raw``), which computes its flat line once."""
+    from ..engine.registry import entry_projects
+
     values = entry_values(spec, method)
-    raw = registry_method(method, spec["methods"][method]) == RAW_METHOD
-    size = len(values) if raw else (spec.get("values_per_job") or len(values))
+    projects = entry_projects(method, spec["methods"][method])
+    size = (spec.get("values_per_job") or len(values)) if projects else len(values)
     return [values[start:start + size] for start in range(0, len(values), size)]
 
 
@@ -156,7 +158,7 @@ def job_config(config: dict, experiment: str, dataset: str, method: str, block) 
         "protocol": "holdout_curve", "registry_method": registry_method(method, entry),
         "fixed": entry.get("fixed") or {}, "values": [int(v) for v in block],
         "C_values": [float(c) for c in (spec.get("C_values") or C_VALUES)],
-        # only when set, so that the jobs (and provenance) of the plain protocol stay as they were
+        # only when set: the job configuration (and its config_hash) of the plain protocol holds no such key
         **({"by_group": dict(spec["by_group"])} if spec.get("by_group") else {}),
         **({"pca_first": int(entry["pca_first"])} if entry.get("pca_first") else {}),
         # an entry by import path: the whole entry and where its code comes from
@@ -169,21 +171,24 @@ def job_config(config: dict, experiment: str, dataset: str, method: str, block) 
 
 
 def method_kind(spec) -> str:
-    """``raw``, ``classifier`` (it fits its own SVM: gpk, lpk, or an entry's ``classifier``) or
-    ``projection``, for a :class:`locproj.engine.registry.MethodSpec` or a built-in method's name."""
+    """``raw`` (it projects nothing: the SVM on the input), ``classifier`` (it fits its own SVM: gpk,
+    lpk, or an entry's ``classifier``) or ``projection``, for a
+    :class:`locproj.engine.registry.MethodSpec` or a built-in method's name."""
     from ..engine.registry import method_spec
 
     spec = method_spec(spec, {}) if isinstance(spec, str) else spec
-    if spec.name == RAW_METHOD:
+    if not spec.projects:
         return "raw"
     return "classifier" if spec.classifier else "projection"
 
 
 def _linear_svm(Z_fit, y_fit, Z_val, y_val, Z_test, y_test, C):
+    """A linear SVM fitted on ``Z_fit``: its validation and test accuracy, its support vectors as a percentage
+    of the fitted samples, and its SVM solves (one), as the classifier kind reports them."""
     from sklearn.svm import SVC
 
     svm = SVC(kernel="linear", C=C).fit(Z_fit, y_fit)
-    return svm.score(Z_val, y_val), svm.score(Z_test, y_test), 100.0 * svm.n_support_.sum() / len(y_fit), 0
+    return svm.score(Z_val, y_val), svm.score(Z_test, y_test), 100.0 * svm.n_support_.sum() / len(y_fit), 1
 
 
 def run_holdout(job: dict, new_estimator, X, y, folds, test, fold_seeds, limit: int | None = None) -> dict:
@@ -233,7 +238,6 @@ def run_holdout(job: dict, new_estimator, X, y, folds, test, fold_seeds, limit: 
                               100.0 * model.n_support_.sum() / len(y_fit), model.history_["n_svm_solves"][-1])
                 else:
                     scores = _linear_svm(Z_fit, y_fit, Z_val, y_val, Z_test, y_test, C)
-                    scores = (*scores[:3], 1)
                 for name, value in zip(("val_accuracy", "test_accuracy", "sv_percent", "n_svm_solves"), scores):
                     out[name][t, j, k] = value
                 out["fit_seconds"][t, j, k] = time.perf_counter() - start + shared / len(grid)
@@ -510,7 +514,7 @@ class HoldoutCurve(CurveAggregation, Protocol):
         """The ten 5×2 CV folds and the test third of ``parts``, every r of the job's block and every
         C. A classifier's ``random_state`` of fold ``k`` depends on the data and ``k`` only, so every
         method entry, r and C of a fold starts from the same seed."""
-        from ..core._io import provenance_attrs
+        from ..core.io import provenance_attrs
         from ..data.splits import derived_seed
         from ..engine.registry import estimator_factory
 

@@ -25,8 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..engine.config import (NAME_PATTERN, RAW_METHOD, data_file, n_splits, partition_key, partition_size, split_blocks,
-                      split_path, split_source)
+from ..engine.config import (NAME_PATTERN, RAW_METHOD, data_file, n_splits, partition_key, partition_size,
+                             registry_method, split_blocks, split_path, split_source)
 from ..engine.method_failures import configured_on_error, on_error_of
 from .base import (JobRule, Output, Protocol, estimator_source, failure_recorded, job_method,
                    table_outputs)
@@ -158,7 +158,7 @@ class SplitProtocol(Protocol):
 
     def run_split(self, job: dict, partition: str, split: int, data, train, test, output, n_jobs: int):
         """One split: the method's inner cross-validation, refit and test (locproj.engine.selection)."""
-        from ..core._io import provenance_attrs
+        from ..core.io import provenance_attrs
         from ..data.splits import derived_seed
         from ..engine.results import write_result
         from ..engine.selection import run_split
@@ -171,13 +171,14 @@ class SplitProtocol(Protocol):
                                  size if partition.startswith("m") else partition, split) % (2**32)
         m = size if partition.startswith("m") else None    # None: the smallest class count of the training part
 
-        if method == RAW_METHOD:      # the raw method never loads scikit-learn, which the registry needs
-            spec = new_estimator = None
-        else:
+        # by name, since raw's jobs never import the registry (nor scikit-learn, most of a job's start-up)
+        spec = None if registry_method(method, job["method_spec"]) == RAW_METHOD else job_method(job)
+        new_estimator = tags = None
+        if spec is not None and spec.projects:     # a method that projects nothing gets no estimator
             from ..engine.registry import estimator_factory, factory_tags
 
-            spec = job_method(job)
             new_estimator = estimator_factory(spec, job["method_spec"].get("fixed", {}), pca_first)
+            tags = factory_tags(spec, pca_first)
 
         if spec is not None:   # before any fit: a clear error rather than the kernel's OOM killer
             spec.check_memory(job["method_spec"].get("fixed", {}), len(train),
@@ -195,7 +196,7 @@ class SplitProtocol(Protocol):
             n_folds=job["n_folds"], seed=fold_seed, test_indices=test, n_jobs=n_jobs,
             test_curve=job.get("test_curve", False), ordered=spec is None or spec.ordered, on_error=on_error_of(job),
             neighbors=None if spec is None else spec.neighbor_rule(job["method_spec"].get("fixed")),
-            tags=None if spec is None else factory_tags(spec, pca_first),
+            tags=tags,
             meta={"experiment": job["experiment"], "dataset": job["dataset"], "m": size, "split": split},
         )
         write_result(Path(output), result, provenance_attrs(job, seed=fold_seed))

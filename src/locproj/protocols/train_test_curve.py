@@ -54,7 +54,7 @@ from ..report import error_tables, writers
 from ..report.comparison import most_specific_reason
 from ..report.fidelity import FidelityPoint, Points, number, stand_in
 from ..engine.method_failures import check_output
-from ..engine.config import RAW_METHOD, partition_size, registry_method
+from ..engine.config import partition_size, registry_method
 from ..engine.results import read_swept, write_swept
 from .base import job_method
 from .curves import CurveAggregation
@@ -298,7 +298,7 @@ def curve_figure(dataset: str, rows: pd.DataFrame, spec: dict, published: pd.Dat
 
 
 def _draw_panel(ax, rows: pd.DataFrame, spec: dict, published: pd.DataFrame, panel: str | None) -> None:
-    from ..engine.registry import bound_reason, end_reason
+    from ..engine.registry import bound_reason, end_reason, entry_projects
 
     lines = {(i, method, classifier): rows[(rows["method"] == method) & (rows["classifier"] == classifier)]
              for i, (method, classifier) in enumerate(_curves_in_order(spec)) if panel in (None, classifier)}
@@ -306,17 +306,18 @@ def _draw_panel(ax, rows: pd.DataFrame, spec: dict, published: pd.DataFrame, pan
     for (i, method, classifier), line in lines.items():
         if line.empty:
             continue
-        name = registry_method(method, spec["methods"][method])
+        entry = spec["methods"][method] or {}
+        projects = entry_projects(method, entry)
         label = (spec.get("labels") or {}).get(method, method) if panel else _curve_label(spec, method, classifier)
-        if name == RAW_METHOD and spec["x"] == "n_components":    # the original data have no dimension to sweep
+        if not projects and spec["x"] == "n_components":    # the original data have no dimension to sweep
             writers.draw_reference(ax, line["mean_error"].iloc[0], std=line["std_error"].iloc[0], label=label)
             continue
         colour = f"C{list(spec['methods']).index(method) if panel else i}"   # a method's colour in every panel
-        last, entry = line["x"].max(), spec["methods"][method] or {}
+        last = line["x"].max()
         reason = (None if last >= end else end_reason(method, entry, [last]) if "estimator" in entry
-                  else bound_reason(name))
+                  else bound_reason(registry_method(method, entry)))
         writers.draw_curve(ax, line["x"], line["mean_error"], line["std_error"], color=colour, marker="o",
-                             markersize=2.5, linestyle="--" if name == RAW_METHOD else "-",
+                             markersize=2.5, linestyle="-" if projects else "--",
                              label=writers.stopped_label(label, last, reason, symbol="m"))
         points = published[(published["method"] == method) & (published["classifier"] == classifier)]
         ax.plot(points["x"], points["error"], "x", color=colour, markersize=7)
@@ -325,11 +326,13 @@ def _draw_panel(ax, rows: pd.DataFrame, spec: dict, published: pd.DataFrame, pan
 
 
 def _curve_note(dataset: str, rows: pd.DataFrame, spec: dict, published: pd.DataFrame, notes) -> str:
+    from ..engine.registry import entry_projects
+
     n_splits = "/".join(str(int(n)) for n in sorted(rows["n_splits"].unique()))
     spread = "error bar" if rows["x"].nunique() == 1 else "band"
     text = (f"Lines: test error, mean ± one std ({spread}) over {n_splits} repetitions (seeded partitions of the "
             "data into training and test sets), each method fitted with fixed parameters, no cross-validation.")
-    if any(registry_method(name, entry) == RAW_METHOD for name, entry in spec["methods"].items()):
+    if not all(entry_projects(name, entry) for name, entry in spec["methods"].items()):
         text += " Dashed: the classifier on the original data, without projection."
     if not published.empty:
         text += " ×: the paper's value."
@@ -386,7 +389,7 @@ class TrainTestCurve(CurveAggregation, SplitProtocol):
         """One repetition. Its seed (the nested training subsets, the estimator's ``random_state``)
         depends on the data and the repetition only, so every method and experiment on the same data
         sees the same subsets."""
-        from ..core._io import provenance_attrs
+        from ..core.io import provenance_attrs
         from ..data.splits import derived_seed
         from ..engine.registry import estimator_factory, factory_tags
 
@@ -396,7 +399,7 @@ class TrainTestCurve(CurveAggregation, SplitProtocol):
         limit = spec.max_components(n_samples=len(train), n_classes=len(np.unique(data.y[train])),
                                     n_features=min(data.X.shape[1], pca_first or data.X.shape[1]))
         # a method whose columns are not ordered is fitted at every dimension
-        options = {"raw": spec.name == RAW_METHOD, "seeded": "random_state" in spec.params,
+        options = {"raw": not spec.projects, "seeded": "random_state" in spec.params,
                    "max_components": limit, "nested": job.get("nested", True) and spec.ordered,
                    "training_subset": factory_tags(spec, pca_first).training_subset}
         result = run_repetition(

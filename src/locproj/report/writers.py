@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..core._io import atomic_path, code_provenance, config_hash, package_versions
+from ..core.io import atomic_path, code_provenance, config_hash, package_versions
 
 
 DAGGER = "†"
@@ -142,7 +142,7 @@ def write_table_files(out_dir, stem: str, long: pd.DataFrame, shown: pd.DataFram
 
 def write_metadata(path: Path, spec: dict, seed, failures=None, timing=None) -> None:
     """The experiment's configuration, seed, config hash, package versions and code (the git commit
-    and its dirty flag, :func:`locproj.core._io.code_provenance`), as YAML; where a method failed
+    and its dirty flag, :func:`locproj.core.io.code_provenance`), as YAML; where a method failed
     under ``on_error: record``, its ``failed`` splits; and the ``timing`` of its jobs, measured and
     estimated (:func:`locproj.engine.job_costs.experiment_timing`)."""
     import yaml

@@ -138,6 +138,14 @@ class Embedding(Protocol):
             return None
         return method_spec(panel["method"], method_entry(panel), source=panel.get("estimator_source"))
 
+    def job_estimator(self, params: dict):
+        """The pipeline a panel's job fits (its standardisation and PCA steps, then its method); None
+        for a panel that fits none."""
+        from .panels import panel_estimator
+
+        panel = params["panel"]
+        return panel_estimator(panel, None)[0] if "method" in panel else None
+
     def aggregate(self, spec: dict, inputs, out_dir, seed=None, notes=None) -> None:
         aggregate_embedding(spec, dict(inputs.items()), out_dir, notes=notes)
 

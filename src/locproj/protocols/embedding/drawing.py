@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from .checks import tau_stop
-from .options import DEFAULT_SERIES, DPI, FIGURE_FORMATS, SCATTER_KINDS
+from .options import DEFAULT_SERIES, DPI, FIGURE_FORMATS, SCATTER_KINDS, projects
 from .samples import coordinates
 from .samples import visible as _visible
 
@@ -311,7 +311,7 @@ def _novel_marker(spec: dict, n: int) -> dict:
 def _axis_labels(spec: dict, dims: int) -> list[str]:
     if spec.get("axis_labels"):
         return list(spec["axis_labels"])
-    letter = "x" if spec.get("space") == "input" or spec.get("method") == "raw" else "y"
+    letter = "x" if spec.get("space") == "input" or not projects(spec) else "y"
     return [f"${letter}_{i + 1}$" for i in range(dims)]
 
 

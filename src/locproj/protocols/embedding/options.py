@@ -129,8 +129,6 @@ PANEL_KINDS = ("embedding", "basis", "samples", "attribute", "history")
 SCATTER_KINDS = ("embedding", "attribute")   # drawn on axes, several to a row
 IMAGE_KINDS = ("basis", "samples")           # a row of images
 OVERLAYS = ("gating", "gating_field", "decision", "projections")
-#: per-iteration series a history panel derives (besides the keys of the estimator's ``history_``)
-DERIVED_SERIES = ("test_accuracy", "support_fraction")
 DEFAULT_SERIES = [["objective"], ["train_accuracy", "test_accuracy"], ["support_fraction"]]
 COLOURS = ("order", "label")                 # or {feature: j}
 SPACES = ("embedding", "input")
@@ -331,9 +329,20 @@ def method_entry(panel: dict) -> dict:
     return {"estimator": panel["method"], "ordered": True} if by_import_path(panel) else {"method": panel["method"]}
 
 
+def projects(panel: dict) -> bool:
+    """Whether the panel's method maps the data to new coordinates: a method by import path does, a
+    built-in one as its registry entry declares (``raw``, the input coordinates, does not). A panel
+    without a method, or with a name the registry does not know (refused where the panel is
+    checked), counts as one that does."""
+    from ...engine.registry import METHODS
+
+    spec = None if by_import_path(panel) else METHODS.get(panel.get("method"))
+    return spec is None or spec.projects
+
+
 def fit_params(panel: dict) -> dict:
     params = dict(panel.get("params") or {})
-    if panel["method"] == "raw":   # the input coordinates: no n_components (registry.make_estimator)
+    if not projects(panel):   # the input coordinates: no n_components (registry.make_estimator)
         return params
     if panel["kind"] == "history" or basis_sources(panel) != ["components"]:
         return params               # the estimator's own default

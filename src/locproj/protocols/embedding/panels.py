@@ -9,7 +9,7 @@ import json
 import h5py
 import numpy as np
 
-from ...core._io import reading_h5, writing_h5
+from ...core.io import reading_h5, writing_h5
 from .checks import nearest_mean_errors, order_checks, settled_iteration, tau_stop
 from .options import DEFAULT_SERIES, IMAGE_KINDS, basis_sources, check_panel, fit_params, method_entry
 from .samples import coordinates, holdout_panel_split, novel_split, per_class_split, sample_positions, select_samples
@@ -29,7 +29,7 @@ def run_panel(panel: dict, data_path, output_path, provenance: dict | None = Non
         The panel's HDF5 file (see :func:`read_panel` for its contents). No timestamps are
         stored, so a rerun gives the same bytes.
     provenance : dict, optional
-        Root attributes (e.g. :func:`locproj.core._io.provenance_attrs`).
+        Root attributes (e.g. :func:`locproj.core.io.provenance_attrs`).
     seed : int, optional
         The config's master seed: draws ``split`` and seeds estimators with a ``random_state``.
     """
@@ -99,7 +99,7 @@ def _held_out(panel: dict, data, kept: np.ndarray, seed) -> tuple[np.ndarray, np
     return kept[train_pos], kept[novel_pos]
 
 
-def _panel_estimator(panel: dict, seed):
+def panel_estimator(panel: dict, seed):
     """The panel's estimator, a pipeline whose step ``method`` is the method (after a
     standardisation and a PCA step when asked), and the method's :class:`MethodSpec`
     (:mod:`locproj.engine.registry`: what it can do); a ``random_state`` the params leave unset is
@@ -127,7 +127,7 @@ def _fit_arrays(panel: dict, data, kept: np.ndarray, seed=None) -> tuple[dict, d
     """The fit's arrays, and its checks: order checks (cyclic embedding panels), classifier
     errors and reported attributes (when asked for); else empty."""
     train, novel = _held_out(panel, data, kept, seed)
-    estimator, spec = _panel_estimator(panel, seed)
+    estimator, spec = panel_estimator(panel, seed)
     method = estimator.named_steps["method"]
     y_train = None if data.y is None else data.y[train]
     Z_train = estimator.fit_transform(data.X[train], y_train)   # LLE: its embedding_; linear: the projection
@@ -337,7 +337,7 @@ def _history_arrays(panel: dict, data, kept: np.ndarray, seed) -> tuple[dict, di
     The checks list the last values, where each curve settles and where each ``stops`` tau would
     have stopped the fit (:func:`tau_stop`)."""
     train, novel = _held_out(panel, data, kept, seed)
-    estimator, _ = _panel_estimator(panel, seed)
+    estimator, _ = panel_estimator(panel, seed)
     y_train = None if data.y is None else data.y[train]
     estimator.fit(data.X[train], y_train)
     fitted = estimator.named_steps["method"]

@@ -6,12 +6,15 @@ import contextlib
 import functools
 import hashlib
 import json
+import logging
 import os
 import platform
 import tempfile
 from pathlib import Path
 
 from ..errors import UserError
+
+log = logging.getLogger(__name__)
 
 
 @contextlib.contextmanager
@@ -35,23 +38,67 @@ def atomic_path(path: str | os.PathLike):
 
 @contextlib.contextmanager
 def writing_h5(path: str | os.PathLike, **options):
-    """Yield a new HDF5 file (``h5py.File`` ``options``) that appears at ``path`` only once complete.
+    """Yield a new HDF5 file (``h5py.File`` ``options``) that appears at ``path`` only once complete,
+    checksummed.
 
     The file is built in memory and written to disk by one Python write through
     :func:`atomic_path`, so a failing disk write (a full disk: ``OSError`` ENOSPC) reaches the
     caller as that ``OSError`` and leaves neither ``path`` nor a temporary file.  HDF5 writing to
     the disk itself does not: when a write fails early, h5py crashes in ``File.close``
     (segmentation fault) and the temporary file stays behind.
+
+    Checksums: the file's first :data:`HEADER_BYTES` are an HDF5 user block, which HDF5 leaves to
+    its user, holding the sha256 of every byte after it (:func:`verify_file` checks it whenever
+    locproj opens the file); and every array HDF5 can filter (of a fixed-size type) carries the
+    Fletcher-32 filter, which HDF5 checks whenever any program reads the array.
     """
     import io
 
     import h5py
 
     buffer = io.BytesIO()
-    with h5py.File(buffer, "w", **options) as handle:
-        yield handle
+    with h5py.File(buffer, "w", userblock_size=HEADER_BYTES, **options) as handle:
+        yield _Checksummed(handle)
+    content = buffer.getbuffer()[HEADER_BYTES:]
+    header = (HEADER_MAGIC + hashlib.sha256(content).hexdigest().encode()).ljust(HEADER_BYTES, b"\0")
     with atomic_path(path) as tmp, open(tmp, "wb") as out:
-        out.write(buffer.getbuffer())
+        out.write(header)
+        out.write(content)
+
+
+#: The size of the header (an HDF5 user block) of the files :func:`writing_h5` writes.
+HEADER_BYTES = 512
+#: How the header starts; the sha256 of the rest of the file follows, in hex.
+HEADER_MAGIC = b"locproj sha256 "
+
+
+class _Checksummed:
+    """An h5py group whose new datasets carry the Fletcher-32 checksum wherever HDF5 can store one."""
+
+    def __init__(self, group):
+        self._group = group
+
+    def create_dataset(self, name, shape=None, dtype=None, data=None, **options):
+        import numpy as np
+
+        array = None if data is None else np.asarray(data)
+        # HDF5 filters neither scalars nor variable-length strings; one chunk each, as they are read whole
+        if array is not None and array.ndim > 0 and array.size > 0 and array.dtype.kind != "O":
+            options.setdefault("fletcher32", True)
+            options.setdefault("chunks", array.shape)
+        return self._group.create_dataset(name, shape=shape, dtype=dtype, data=data, **options)
+
+    def create_group(self, name, **options):
+        return _Checksummed(self._group.create_group(name, **options))
+
+    def __contains__(self, name) -> bool:
+        return name in self._group
+
+    def __getitem__(self, name):
+        return self._group[name]
+
+    def __getattr__(self, name):
+        return getattr(self._group, name)
 
 
 class UnreadableFileError(UserError):
@@ -70,17 +117,53 @@ def unreadable_message(path, error: BaseException, what: str = "") -> str:
     return f"cannot read {what}{path} ({type(error).__name__}: {error}): {state}; {rebuild_hint(path)}"
 
 
+def verify_file(path: str | os.PathLike) -> None:
+    """Check a file :func:`writing_h5` wrote against the sha256 in its header: a mismatch (bytes
+    changed or cut off on disk, or the file rewritten by another program) is an
+    :class:`UnreadableFileError` naming it and its fix. A file without the header (written before
+    files carried one) is read with a warning, once a process. A missing file raises ``OSError``."""
+    with open(path, "rb") as handle:
+        data = handle.read()
+    if not data.startswith(HEADER_MAGIC):
+        if not _WARNED_UNCHECKED:
+            _WARNED_UNCHECKED.append(str(path))
+            log.warning("%s has no checksum (written before files carried one): read unverified; rerun its "
+                        "target to rewrite such files with checksums", path)
+        return
+    recorded = data[len(HEADER_MAGIC): len(HEADER_MAGIC) + 64].decode("ascii", "replace")
+    if hashlib.sha256(memoryview(data)[HEADER_BYTES:]).hexdigest() != recorded:
+        raise UnreadableFileError(f"{path} is damaged: its bytes do not match the sha256 its header records (cut "
+                                  f"off or changed on disk, or rewritten by another program); {rebuild_hint(path)}")
+
+
+_WARNED_UNCHECKED: list[str] = []
+
+
 @contextlib.contextmanager
 def reading_h5(path: str | os.PathLike):
-    """Open an HDF5 file written by the pipeline for reading; a file that cannot be opened or
-    lacks what the reader looks up raises :class:`UnreadableFileError` naming it and its fix."""
+    """Open an HDF5 file written by the pipeline for reading, its checksum verified first
+    (:func:`verify_file`); a file that is missing, damaged, cannot be opened or lacks what the reader
+    looks up raises :class:`UnreadableFileError` naming it and its fix."""
     import h5py
 
     try:
+        verify_file(path)
         with h5py.File(path, "r") as handle:
             yield handle
     except (OSError, KeyError) as error:
         raise UnreadableFileError(unreadable_message(path, error)) from error
+
+
+def file_problem(path: str | os.PathLike) -> str | None:
+    """What is wrong with a pipeline HDF5 file, or None when it is whole: missing, unreadable, or
+    failing a checksum (:func:`reading_h5` verifies them all, as every reader does)."""
+    if not Path(path).exists():
+        return f"{path}: missing; {rebuild_hint(path)}"
+    try:
+        with reading_h5(path):
+            return None
+    except UnreadableFileError as error:
+        return str(error)
 
 
 def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:

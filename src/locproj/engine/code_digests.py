@@ -109,8 +109,10 @@ def estimator_modules(estimator) -> tuple[str, ...]:
     """The modules that define the classes of ``estimator`` and of every estimator nested in it (a
     pipeline's steps, a meta-estimator's estimator: its parameters, deep), with their base classes,
     sorted: the method side of the code a job runs (those outside locproj count by nothing)."""
+    from sklearn.base import BaseEstimator
+
     estimators = [estimator] + [value for value in estimator.get_params(deep=True).values()
-                                if hasattr(value, "get_params") and not isinstance(value, type)]
+                                if isinstance(value, BaseEstimator)]
     return tuple(sorted({cls.__module__ for item in estimators for cls in type(item).__mro__}))
 
 

@@ -5,7 +5,7 @@ Every graph-embedding method hands a graph and a constraint to the one solver,
 :func:`locproj.core.solvers.solve_embedding`; see ``docs/methods.md``.
 """
 
-from ._base import fit_memory
+from ._base import fit_memory as fit_memory  # public, beside the estimators that __all__ lists
 from .isop import IsometricProjection
 from .klpp import KernelLPP
 from .lea import LocallyEmbeddedAnalysis
@@ -34,5 +34,4 @@ __all__ = [
     "OrthogonalLPP",
     "SpectralRegressionDiscriminantAnalysis",
     "SupervisedLLE",
-    "fit_memory",
 ]

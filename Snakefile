@@ -19,7 +19,7 @@ if SOURCE.is_dir():
 from locproj.engine.config_files import merge_config_files
 from locproj.errors import UserError, user_error_message
 
-min_version("8.17")
+min_version("9.17")
 
 
 # config/config.yaml holds the options and the targets; the files it names under `config_files:`

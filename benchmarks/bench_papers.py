@@ -4,7 +4,14 @@ CPU time the result files of earlier runs record.
 Part 1 copies the workflow (Snakefile, workflow/, config/; no data, no results) into a temporary
 folder, as a fresh clone would have it, and times ``snakemake -n papers --quiet rules`` there
 ``--repeats`` times: the wall time of parsing the config, building the DAG of every job and printing
-the job count. The target is at most 10 s.
+the job count. The first run checks the config; the others read the checks' outcome kept under the
+config's digest (``.snakemake/locproj/checked``), as every later run of the same config does. Beside
+them, a workflow of one rule gives Snakemake's own start. The target is at most 5 s for a run after
+the first. ``--profile`` profiles one such run (``cProfile``) and prints where its time goes.
+
+On a machine with SLURM's client tools but no controller (this one), the SLURM executor plugin's
+``scontrol show config`` waits 10 s for its timeout at every start of Snakemake; ``--stand-in-scontrol``
+puts a ``scontrol`` that fails at once first on the path, as on a machine without SLURM.
 
 Part 2 dry-runs every target of the config's ``targets:`` (and Table 2's experiment, which ``papers``
 names) in the same copy and counts its jobs: fits (``fit_*``, ``embed_*``), data (fetch, prepare,
@@ -41,21 +48,35 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA_RULES = ("fetch", "prepare", "derive_view", "split_")
 
 
+def stand_in_scontrol(folder: Path) -> dict:
+    """The environment with a ``scontrol`` that fails at once first on the path (module docstring)."""
+    import os
+
+    bin_folder = folder / "bin"
+    bin_folder.mkdir()
+    (bin_folder / "scontrol").write_text("#!/bin/sh\nexit 1\n")
+    (bin_folder / "scontrol").chmod(0o755)
+    return {**os.environ, "PATH": f"{bin_folder}{os.pathsep}{os.environ['PATH']}"}
+
+
 def fresh_copy(folder: Path) -> Path:
     """The workflow as a fresh clone has it: no data, no results, no Snakemake records."""
+    folder.mkdir()
     for name in ("Snakefile", "workflow", "config"):
         source = ROOT / name
         (shutil.copytree if source.is_dir() else shutil.copy)(source, folder / name)
     return folder
 
 
-def dry_run(folder: Path, target: str, mirror: Path | None) -> tuple[float, Counter]:
-    """Wall seconds of ``snakemake -n TARGET``, and its jobs per rule."""
-    command = [sys.executable, "-m", "snakemake", "-n", target, "--quiet", "rules"]
+def dry_run(folder: Path, target: str, mirror: Path | None, env=None, profile: Path | None = None
+            ) -> tuple[float, Counter]:
+    """Wall seconds of ``snakemake -n TARGET`` (under ``cProfile`` into ``profile``), and its jobs per rule."""
+    command = [sys.executable, *(["-m", "cProfile", "-o", str(profile)] if profile else []), "-m", "snakemake",
+               "-n", target, "--quiet", "rules"]
     if mirror is not None:
         command += ["--config", f"data_mirror={mirror.resolve()}"]   # targets go first
     start = time.perf_counter()
-    done = subprocess.run(command, cwd=folder, check=True, capture_output=True, text=True)
+    done = subprocess.run(command, cwd=folder, check=True, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - start
     jobs = Counter()
     table = done.stdout.split("Job stats:")[1].split("total")[0]
@@ -64,6 +85,44 @@ def dry_run(folder: Path, target: str, mirror: Path | None) -> tuple[float, Coun
         if match:
             jobs[match[1]] = int(match[2])
     return wall, jobs
+
+
+def snakemake_start(env, repeats: int) -> float:
+    """Best wall seconds of the dry run of a workflow of one rule: Snakemake's own start."""
+    with tempfile.TemporaryDirectory() as tmp:
+        Path(tmp, "Snakefile").write_text('rule one:\n    output: "one"\n    shell: "touch one"\n')
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "snakemake", "-n", "--quiet"], cwd=tmp, check=True,
+                           capture_output=True, env=env)
+            times.append(time.perf_counter() - start)
+    return min(times)
+
+
+#: Where a dry run's time goes: a profile's functions, by the first pattern their file and name match.
+PROFILE_PARTS = {
+    "config checks (cached after the first run)": r"common\.smk.*check_config|workflow\.py.*checked_once",
+    "job rules (cell plans, cost model)": r"experiments\.py.*job_kinds",
+    "code digests of the jobs": r"experiments\.py.*job_code",
+    "Snakemake: the DAG": r"snakemake/workflow\.py.*_build_dag",
+    "Snakefile (all of it, the above included)": r"/Snakefile.*<module>",
+}
+
+
+def profile_parts(profile: Path) -> list[tuple[str, float]]:
+    """The cumulative seconds of each of :data:`PROFILE_PARTS` in a ``cProfile`` output (under the
+    profiler, about twice the wall time)."""
+    import pstats
+
+    stats = pstats.Stats(str(profile)).stats
+    parts = []
+    for label, pattern in PROFILE_PARTS.items():
+        seconds = [cumulative for (file, _, name), (_, _, _, cumulative, _) in stats.items()
+                   if re.search(pattern, f"{file}:{name}")]
+        parts.append((label, max(seconds, default=0.0)))
+    total = max(cumulative for (_, _, _, cumulative, _) in stats.values())
+    return [("whole run", total), *parts]
 
 
 def job_kinds(jobs: Counter, target: str) -> dict[str, int]:
@@ -159,6 +218,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--mirror", type=Path, default=None, help="the data mirror (data_mirror=...)")
     parser.add_argument("--skip-dry-runs", action="store_true")
+    parser.add_argument("--profile", action="store_true", help="profile a dry run of papers after the first")
+    parser.add_argument("--stand-in-scontrol", action="store_true",
+                        help="a scontrol that fails at once first on the path (module docstring)")
     parser.add_argument("--results", type=Path, nargs="*", default=[],
                         help="clones or working trees whose results/ to sum (part 3)")
     args = parser.parse_args()
@@ -172,15 +234,23 @@ def main() -> None:
     targets = expand_targets(config["targets"], config["experiments"])
     if not args.skip_dry_runs:
         with tempfile.TemporaryDirectory() as tmp:
-            folder = fresh_copy(Path(tmp))
+            env = stand_in_scontrol(Path(tmp)) if args.stand_in_scontrol else None
+            folder = fresh_copy(Path(tmp) / "workflow_copy")
             times, counts = [], []
-            for _ in range(args.repeats):
-                wall, jobs = dry_run(folder, "papers", args.mirror)
+            for _ in range(1 + args.repeats):
+                wall, jobs = dry_run(folder, "papers", args.mirror, env)
                 times.append(wall)
                 counts.append(sum(jobs.values()))
-            print(f"`snakemake -n papers` on a fresh copy: {counts[0]} jobs; wall "
-                  + ", ".join(f"{t:.2f}" for t in times) + f" s (best {min(times):.2f} s)\n")
-            names = ["llp_table2", *(t for t in targets if t != "papers"), "papers"]
+            print(f"`snakemake -n papers` on a fresh copy: {counts[0]} jobs; the first run {times[0]:.2f} s, then "
+                  + ", ".join(f"{t:.2f}" for t in times[1:]) + f" s (best {min(times[1:]):.2f} s); Snakemake's own "
+                  f"start (a workflow of one rule) {snakemake_start(env, args.repeats):.2f} s\n")
+            if args.profile:
+                dry_run(folder, "papers", args.mirror, env, profile=Path(tmp) / "papers.prof")
+                print("| part of a dry run of `papers` (under cProfile) | seconds |\n|---|---:|")
+                for label, seconds in profile_parts(Path(tmp) / "papers.prof"):
+                    print(f"| {label} | {seconds:.2f} |")
+                print()
+            names = [*(t for t in targets if t != "papers"), "papers"]
             print("| target | jobs | fit jobs | data jobs | aggregations | dry run s |")
             print("|---|---:|---:|---:|---:|---:|")
             for name in names:

@@ -111,7 +111,8 @@ def test_every_job_rule_carries_its_code_digest():
     class Wildcards(dict):
         __getattr__ = dict.__getitem__
 
-    code = {method: rule.params["code"](Wildcards(dataset="digits", partition="m5", method=method))
+    code = {method: rule.params["code"](Wildcards(experiment="e", dataset="digits", partition="m5", method=method,
+                                                  split="00"))
             for method in ("lpp", "srda")}
     assert all(re.fullmatch("[0-9a-f]{64}", value) for value in code.values()) and code["lpp"] != code["srda"]
 

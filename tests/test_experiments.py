@@ -22,10 +22,10 @@ CONFIG = {
 }
 
 
-def test_splits_come_in_blocks_of_splits_per_job_with_a_short_last_one():
-    assert split_blocks(CONFIG, "e") == [[0, 1], [2, 3], [4]]
-    single = {**CONFIG, "experiments": {"e": {**CONFIG["experiments"]["e"], "splits_per_job": 1}}}
-    assert split_blocks(single, "e") == [[0], [1], [2], [3], [4]]
+def test_splits_come_in_blocks_of_at_most_splits_per_job_of_a_size_that_divides_ten():
+    assert split_blocks(CONFIG, "e") == [[0], [1], [2], [3], [4]]          # 2 does not divide 5
+    whole = {**CONFIG, "experiments": {"e": {**CONFIG["experiments"]["e"], "splits_per_job": 5}}}
+    assert split_blocks(whole, "e") == [[0, 1, 2, 3, 4]]
 
 
 def test_a_view_that_keeps_the_samples_shares_its_datasets_splits_and_folds():

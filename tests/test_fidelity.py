@@ -161,7 +161,7 @@ def test_a_paper_targets_dry_run_draws_its_fidelity_figure_from_its_comparisons(
     done = subprocess.run([sys.executable, "-m", "snakemake", "-n", "slle_paper"], cwd=tmp_path,
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
-    job = re.search(r"^rule fidelity_slle_paper:\n    input: (.*)\n    output: (.*)\n", done.stdout, re.MULTILINE)
+    job = re.search(r"^rule fidelity:\n    input: (.*)\n    output: (.*)\n", done.stdout, re.MULTILINE)
     assert job, done.stdout[-3000:]
     assert job[2] == "results/slle_paper/fidelity.png, results/slle_paper/fidelity.pdf"
     assert set(job[1].split(", ")) == {f"results/{e}/comparison.csv" for e in (

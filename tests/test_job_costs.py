@@ -5,11 +5,12 @@ from __future__ import annotations
 import copy
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
 
-from locproj.engine.config import consecutive_blocks, split_blocks
+from locproj.engine.config import aligned_blocks
 from locproj.experiments import check_experiments, job_rules
 from locproj.engine.job_costs import (COEFFICIENTS, JOB_SECONDS, STARTUP_SECONDS, SizeError, cell_blocks, dataset_size,
                                 split_seconds)
@@ -42,60 +43,81 @@ def test_a_view_takes_its_datasets_size_with_its_resize_relabel_and_sample(confi
 
 
 @pytest.mark.parametrize("seconds, n_splits, sizes", [
-    (0.01, 20, [20]),                       # cheap: one job pays the start-up once
-    (30.0, 20, [4] * 5),                    # 600 s in five jobs of JOB_SECONDS
-    (95.8, 20, [1] * 20),                   # PIE m = 30 LPP: one split per job
+    (0.01, 20, [10, 10]),                   # cheap: a decade of splits per job, the most a job holds
+    (0.01, 7, [7]),                         # a whole cell of at most ten
+    (30.0, 20, [5] * 4),                    # eight would fit in JOB_SECONDS: five, a size that divides ten
+    (95.8, 20, [1] * 20),                   # PIE m = 30 LPP: two would fit, but 2 is no block size
     (500.0, 20, [1] * 20),                  # a split alone beyond JOB_SECONDS: one per job
-    (50.0, 7, [2, 2, 2, 1]),
-    (45.0, 20, [2] * 10),                   # two fit in a job, three do not
+    (50.0, 7, [1] * 7),                     # four would fit, but seven splits come in blocks of 1 or all 7
+    (45.0, 20, [5] * 4),
 ])
-def test_blocks_cover_every_split_once_in_consecutive_blocks_of_about_the_same_cost(seconds, n_splits, sizes):
+def test_blocks_cover_every_split_once_each_within_one_decade_and_within_the_job_time(seconds, n_splits, sizes):
     blocks = cell_blocks(seconds, n_splits)
     assert [len(block) for block in blocks] == sizes
     assert [split for block in blocks for split in block] == list(range(n_splits))
     assert all(len(block) * seconds <= max(JOB_SECONDS, seconds) for block in blocks)
+    assert all(block[0] // 10 == block[-1] // 10 for block in blocks)
 
 
-def test_integer_blocks_are_the_rules_of_before(config):
-    assert consecutive_blocks(20, 10) == [list(range(10)), list(range(10, 20))]
+@pytest.mark.parametrize("n, most, blocks", [
+    (5, 2, [[0], [1], [2], [3], [4]]),      # 2 is no block size: single splits
+    (5, 5, [[0, 1, 2, 3, 4]]),
+    (20, 20, [list(range(10)), list(range(10, 20))]),
+    (15, 10, [list(range(5)), list(range(5, 10)), list(range(10, 15))]),
+    (12, 10, [[split] for split in range(12)]),
+])
+def test_integer_blocks_are_at_most_splits_per_job_and_divide_the_decades(n, most, blocks):
+    assert aligned_blocks(n, most) == blocks
+
+
+def producers(rules, path: str) -> list:
+    """The rules whose outputs match ``path``, as Snakemake matches them (each wildcard's constraint)."""
+    from snakemake.io import regex_from_filepattern
+
+    found = []
+    for rule in rules:
+        for output in rule.output:
+            pattern = output
+            for name, constraint in rule.wildcard_constraints.items():
+                pattern = pattern.replace(f"{{{name}}}", f"{{{name},{constraint}}}")
+            if match := re.match(regex_from_filepattern(pattern), path):
+                found.append((rule, SimpleNamespace(**match.groupdict())))
+    return found
+
+
+def test_integer_blocks_make_one_rule_with_the_cells_as_wildcards(config):
     config = copy.deepcopy(config)
-    config["experiments"]["llp_table2"]["splits_per_job"] = 10               # Table 2's blocks before cost sizing
-    rules = job_rules(config, "llp_table2")
-    assert [rule.name for rule in rules] == ["fit_llp_table2_splits00-09", "fit_llp_table2_splits10-19"]
-    assert all(rule.priority == 0 and rule.wildcard_constraints == {"method": r"[A-Za-z0-9_]+"} for rule in rules)
-    assert split_blocks(config, "slle_features") == [list(range(5)), list(range(5, 10))]
+    config["experiments"]["llp_table2"]["splits_per_job"] = 10
+    (rule,) = job_rules(config, "llp_table2")
+    assert rule.name == "fit_splits_x0_x9" and len(rule.output) == 10
+    assert rule.output[3] == "results/{experiment}/{dataset}/{partition}/{method}/split{tens}3.h5"
+    assert rule.log == "logs/fit/{experiment}/{dataset}/{partition}/{method}/splits{tens}0-{tens}9.log"
+    ((found, wildcards),) = producers([rule], "results/llp_table2/pie/m30/lpp/split13.h5")
+    assert found is rule and rule.params["splits"](wildcards) == list(range(10, 20))
+    assert not producers([rule], "results/llp_table2/pie/m30/unknown/split13.h5")
+    assert not producers([rule], "results/matrix/pie/m30/lpp/split13.h5")
 
 
-def cell_of(rule) -> tuple[str, str, str]:
-    """(dataset, partition, method) of a cost-sized rule: the dataset and the method are written in its
-    paths, the partition is its one wildcard, pinned by its constraint."""
-    dataset, method = re.fullmatch(r"results/\w+/([^/]+)/\{partition\}/([^/]+)/split\d+\.h5", rule.output[0]).groups()
-    assert set(rule.wildcard_constraints) == {"partition"}
-    return dataset, rule.wildcard_constraints["partition"].replace("\\", ""), method
-
-
-def test_auto_gives_each_cell_its_own_blocks_costliest_first(config):
+def test_auto_gives_every_split_of_every_cell_one_rule_and_its_costliest_jobs_first(config):
     assert config["experiments"]["llp_table2"]["splits_per_job"] == "auto"      # the README's main job
     spec = config["experiments"]["llp_table2"]
     rules = job_rules(config, "llp_table2")
-    assert len({rule.name for rule in rules}) == len(rules)
-    covered = {}
-    for rule in rules:
-        cell = cell_of(rule)
-        assert rule.log.startswith(f"logs/fit/llp_table2/{cell[0]}/{{partition}}/{cell[2]}/")
-        for output in rule.output:
-            split = int(re.search(r"split(\d+)\.h5$", output)[1])
-            assert (cell, split) not in covered
-            covered[cell, split] = rule
-    cells = {(d, f"m{m}", method) for d, ms in spec["datasets"].items() for m in ms for method in spec["methods"]}
-    assert set(covered) == {(cell, split) for cell in cells for split in range(20)}
-    for rule in rules:                  # the priority is the job's estimated seconds: costliest first
-        assert rule.priority == round(STARTUP_SECONDS + len(rule.output) * split_seconds(config, "llp_table2",
-                                                                                        *cell_of(rule)))
-    per_split = max(rules, key=lambda rule: rule.priority / len(rule.output))
-    assert per_split.name.startswith("fit_llp_table2_pie_m30_lpp_") and len(per_split.output) == 1
-    yale_raw = [rule for rule in rules if rule.name.startswith("fit_llp_table2_yale_m5_raw_")]
-    assert [rule.name for rule in yale_raw] == ["fit_llp_table2_yale_m5_raw_splits00-19"]    # one job
+    assert sorted(rule.name for rule in rules) == ["fit_split", "fit_splits_x0_x4", "fit_splits_x0_x9",
+                                                   "fit_splits_x5_x9"]
+    for dataset, sizes in spec["datasets"].items():
+        for partition in (f"m{m}" for m in sizes):
+            for method in spec["methods"]:
+                for split in range(20):
+                    path = f"results/llp_table2/{dataset}/{partition}/{method}/split{split:02d}.h5"
+                    ((rule, wildcards),) = producers(rules, path)
+                    splits = rule.params["splits"](wildcards)
+                    assert split in splits and rule.output[splits.index(split)].format(**vars(wildcards)) == path
+                    assert rule.priority(wildcards) == round(
+                        STARTUP_SECONDS + len(splits) * split_seconds(config, "llp_table2", dataset, partition, method))
+    ((single, wildcards),) = producers(rules, "results/llp_table2/pie/m30/lpp/split07.h5")
+    assert single.name == "fit_split"                       # PIE m = 30 LPP: one split per job
+    ((cheap, wildcards),) = producers(rules, "results/llp_table2/yale/m5/raw/split17.h5")
+    assert cheap.params["splits"](wildcards) == list(range(10, 20))      # raw on Yale: a decade per job
 
 
 def test_the_estimates_order_table2s_cells_as_their_work_grows(config):

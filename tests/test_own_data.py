@@ -383,7 +383,7 @@ def test_the_guide_example_runs_end_to_end_and_a_changed_file_reruns_it(tmp_path
     changed = subprocess.run(command + ["--dry-run"], cwd=workdir, capture_output=True, text=True)
     plan = changed.stdout + changed.stderr
     assert changed.returncode == 0 and re.search(r"^prepare\s+1$", plan, flags=re.M), plan[-3000:]
-    assert re.search(r"^fit_my_comparison_splits00-04\s+9$", plan, flags=re.M)
+    assert re.search(r"^fit_splits_x0_x4\s+9$", plan, flags=re.M)
     assert re.search(r"^aggregate_my_comparison\s+1$", plan, flags=re.M)
 
 

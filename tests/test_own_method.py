@@ -261,7 +261,7 @@ def test_the_guide_example_runs_end_to_end_and_an_edit_reruns_only_its_jobs(tmp_
     plan = subprocess.run(command + ["--dry-run"], cwd=tmp_path, capture_output=True, text=True)
     text = plan.stdout + plan.stderr
     assert plan.returncode == 0, text[-3000:]
-    assert re.search(r"^fit_my_method_splits00-02\s+2$", text, flags=re.M), text[-3000:]   # mine, two datasets
+    assert re.search(r"^fit_splits_x0_x2\s+2$", text, flags=re.M), text[-3000:]   # mine, two datasets
     assert re.search(r"^aggregate_my_method\s+1$", text, flags=re.M)
     outputs = re.findall(r"^\s+output: (\S+)", text, flags=re.M)
     assert any("/mine/" in path for path in outputs) and not any("/nca/" in path for path in outputs)

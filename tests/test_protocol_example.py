@@ -109,7 +109,7 @@ def sklearn_errors(tmp_path: Path) -> list[float]:
 def test_the_example_protocol_runs_through_the_engine(registered, tmp_path):
     check_experiments(CONFIG)
     (rule,) = job_rules(CONFIG, "fixed")
-    assert rule.name == "fit_fixed_splits00-01" and rule.script == "run_job.py"
+    assert rule.name == "fit_splits_x0_x1" and rule.script == "run_job.py"
     assert aggregation_inputs(CONFIG, "fixed") == [f"results/fixed/digits/m10/pca/split0{s}.h5" for s in (0, 1)]
     targets = [output.path for output in experiment_outputs(CONFIG["experiments"]["fixed"], "fixed") if output.target]
     assert targets == ["results/fixed/table.md"]

@@ -95,7 +95,7 @@ def test_every_job_declares_its_memory_and_minutes_and_one_setting_scales_them(w
     papers = ["papers", "--configfile", "config/papers_smoke.yaml", "--forceall"]
     jobs = dry_run_resources(workdir, *papers)
     rules = {job["rule"] for job in jobs}
-    assert {"prepare", "split_per_class", "aggregate_matrix", "fidelity_llp_paper"} <= rules
+    assert {"prepare", "split", "aggregate_matrix", "fidelity", "fit_holdout", "embed_panel"} <= rules
     assert any(rule.startswith("fit_") for rule in rules) and any(rule.startswith("embed_") for rule in rules)
     assert [job["rule"] for job in jobs if "mem_mb" not in job or "runtime" not in job] == []
     doubled = dry_run_resources(workdir, *papers, "--config", "resources_scale=2", "max_mem_mb=3000")

@@ -73,7 +73,7 @@ def _assert_message_alone(status: int, output: str, expected: list[str]) -> None
 def test_a_config_mistake_is_its_message_alone_before_any_job(tmp_path, case):
     overlay, expected = PARSE_CASES[case]
     workdir = _workdir(tmp_path)
-    status, output = _snakemake(workdir, overlay, "--dry-run", "llp_table2")
+    status, output = _snakemake(workdir, overlay, "--dry-run", "llp_paper")
     _assert_message_alone(status, output, expected)
     assert ".smk" not in output and "locproj/" not in output, output[-3000:]   # nothing points into the pipeline
     assert "nothing was run" in output and not (workdir / "logs").exists()

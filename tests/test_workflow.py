@@ -48,15 +48,15 @@ def test_tiny_experiment_runs_then_a_second_run_does_nothing(workdir):
     assert "digits" in table
     results = sorted((workdir / "results" / "tiny").rglob("split*.h5"))
     assert len(results) == 3 * 3                      # 3 methods x 3 splits, one file per split
-    assert len(list((workdir / "logs" / "fit").rglob("*.log"))) == 3 * 2   # 3 methods x 2 blocks
+    assert len(list((workdir / "logs" / "fit").rglob("*.log"))) == 3 * 3   # 3 methods x 3 single splits
     # the run says how long it will take and took; each fit job's seconds and peak memory are measured
     start = re.search(r"locproj: (\d+) jobs on 2 parallel slots, predicted wall time", first.stderr)
-    assert start and int(start.group(1)) > 3 * 2
+    assert start and int(start.group(1)) > 3 * 3
     assert re.search(r"locproj: \d+ jobs took .*; predicted .*times the prediction", first.stderr)
     benchmarks = list((workdir / "logs" / "benchmarks" / "fit").rglob("*.tsv"))
-    assert len(benchmarks) == 3 * 2 and all("max_rss" in path.read_text() for path in benchmarks)
+    assert len(benchmarks) == 3 * 3 and all("max_rss" in path.read_text() for path in benchmarks)
     metadata = yaml.safe_load((workdir / "results" / "tiny" / "metadata.yaml").read_text())
-    assert metadata["timing"]["jobs"] == 3 * 2 and metadata["timing"]["measured_seconds"] > 0
+    assert metadata["timing"]["jobs"] == 3 * 3 and metadata["timing"]["measured_seconds"] > 0
     second = snakemake(workdir, "tiny", "--dry-run")
     assert second.returncode == 0 and "Nothing to be done" in second.stdout + second.stderr
 
@@ -202,8 +202,8 @@ def test_one_core_and_two_cores_give_the_same_tables(workdir, tmp_path):
 
 
 def test_blocks_sized_by_cost_give_the_same_tables_and_touch_adopts_a_folder_made_before(workdir, tmp_path):
-    """splits_per_job: auto (one job per method here: digits is cheap) against tiny's blocks of 2:
-    the same tables; in the folder made with blocks of 2, --touch once, and nothing is left to do."""
+    """splits_per_job: auto (one job per method here: digits is cheap) against tiny's single splits:
+    the same tables; in the folder made with single splits, --touch once, and nothing is left to do."""
     overlay = tmp_path / "auto.yaml"
     overlay.write_text("experiments:\n  tiny:\n    splits_per_job: auto\n")
     other = tmp_path / "other"
@@ -307,7 +307,7 @@ def test_one_loop_defines_every_job_rule_and_the_profiles_ignore_rule_text():
     and every profile reruns on params, input, mtime and software environment only: the code a job
     runs is in its params (its code digest), so the rules' text is free to change."""
     rules = (ROOT / "workflow" / "rules" / "experiments.smk").read_text()
-    assert rules.count("job_rules(") == 1 and "job_script(locals())" in rules
+    assert rules.count("job_kinds(") == 1 and "job_script(locals())" in rules
     for profile in sorted((ROOT / "profiles").glob("*/config.yaml")):
         triggers = yaml.safe_load(profile.read_text())["rerun-triggers"]
         assert sorted(triggers) == ["input", "mtime", "params", "software-env"], profile

@@ -194,13 +194,23 @@ def report(jobs: list[Job], cores_list: list[int], wall: float | None = None) ->
     return "\n".join(lines)
 
 
-def estimated_jobs(config: dict, experiment: str) -> list[Job]:
-    """An experiment's fit jobs as its cost model sizes them (``splits_per_job: auto``): each job the
-    seconds of its priority, no dependencies (data preparation and aggregation are not counted)."""
-    from locproj.experiments import job_rules
+def planned_blocks(config: dict, experiment: str) -> list[tuple[str, list[str], float]]:
+    """(a name, output files, estimated seconds) of every fit job of a split experiment, as its
+    protocol plans them (:meth:`~locproj.protocols.split_jobs.SplitProtocol.cell_plans`)."""
+    from locproj.protocols import protocol_of
+    from locproj.protocols.split_jobs import result_path
 
-    return [Job(jobid=index, rule=rule.name, outputs=[rule.name], start=0.0, end=float(rule.priority))
-            for index, rule in enumerate(job_rules(config, experiment))]
+    plans = protocol_of(config["experiments"][experiment]).cell_plans(config, experiment)
+    return [(f"fit {'/'.join(cell)} splits{block[0]:02d}-{block[-1]:02d}",
+             [result_path(experiment, *cell, split) for split in block], plan.job_seconds(len(block)))
+            for cell, plan in plans.items() for block in plan.blocks]
+
+
+def estimated_jobs(config: dict, experiment: str) -> list[Job]:
+    """An experiment's fit jobs as its cost model sizes them (``splits_per_job: auto``): each job its
+    estimated seconds, no dependencies (data preparation and aggregation are not counted)."""
+    return [Job(jobid=index, rule=name, outputs=outputs, start=0.0, end=float(seconds))
+            for index, (name, outputs, seconds) in enumerate(planned_blocks(config, experiment))]
 
 
 def reblocked(jobs: list[Job], blocks: list[tuple[str, list[str]]], split_seconds) -> list[Job]:
@@ -225,14 +235,10 @@ def reblocked(jobs: list[Job], blocks: list[tuple[str, list[str]]], split_second
 
 
 def cost_sized_blocks(config: dict, experiment: str) -> list[tuple[str, list[str]]]:
-    """(rule name, output files) of every fit job of ``experiment`` as ``splits_per_job: auto`` sizes
-    them (the partition, a cell rule's one wildcard, filled in from its constraint)."""
-    from locproj.experiments import job_rules
-
+    """(a name, output files) of every fit job of ``experiment`` as ``splits_per_job: auto`` sizes them."""
     if config["experiments"][experiment].get("splits_per_job") != "auto":
         raise SystemExit(f"--reblock {experiment}: its splits_per_job is not auto in the config")
-    return [(rule.name, [path.replace("{partition}", rule.wildcard_constraints["partition"].replace("\\", ""))
-                         for path in rule.output]) for rule in job_rules(config, experiment)]
+    return [(name, outputs) for name, outputs, _ in planned_blocks(config, experiment)]
 
 
 def recorded_split_seconds(root: Path):

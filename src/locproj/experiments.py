@@ -16,10 +16,10 @@ from .engine.config import data_notes, method_folders, partition_size
 from .errors import ConfigError
 from .protocols import DEFAULT_PROTOCOL, protocol_named, protocol_of
 
-__all__ = ["aggregate_experiment", "aggregation_code", "aggregation_inputs", "cached_files", "check_experiments",
-           "comparison_outputs", "experiment_notes", "experiment_outputs", "experiment_protocols", "failure_summary",
-           "job_config", "job_code", "job_rules", "paper_fidelity", "paper_points", "partition_size",
-           "run_configured_job", "verify_files"]
+__all__ = ["aggregate_experiment", "aggregation_code", "aggregation_inputs", "aggregation_kinds", "cached_files",
+           "check_experiments", "comparison_outputs", "experiment_notes", "experiment_outputs", "experiment_protocols",
+           "failure_summary", "job_config", "job_code", "job_kinds", "job_rules", "paper_fidelity", "paper_points",
+           "partition_size", "run_configured_job", "verify_files"]
 
 
 def check_experiments(config: dict) -> None:
@@ -72,12 +72,80 @@ def job_rules(config: dict, experiment: str, script: str | None = None, scripts=
             if script is None or rule.script == script]
 
 
+def job_kinds(config: dict, experiments, scripts=None) -> list:
+    """The Snakemake rules of the experiments' jobs, one per kind of job: the rules of one name
+    from several experiments (:func:`job_rules`) as one, each of whose values is a function of the
+    ``experiment`` wildcard (:func:`_merged`)."""
+    by_name: dict[str, dict] = {}
+    for experiment in experiments:
+        for rule in job_rules(config, experiment, scripts=scripts):
+            by_name.setdefault(rule.name, {})[experiment] = rule
+    return [_merged(name, rules) for name, rules in by_name.items()]
+
+
+def _merged(name: str, rules: dict):
+    """The one rule of the job rules ``rules`` (experiment -> rule) named ``name``: the same
+    outputs, log, script and param names, ``experiment`` a wildcard matching any of theirs."""
+    import dataclasses
+    import re
+
+    if len(rules) == 1:
+        return next(iter(rules.values()))
+    first = next(iter(rules.values()))
+    shared = ("output", "log", "script")
+    for experiment, rule in rules.items():
+        if [getattr(rule, f) for f in shared] != [getattr(first, f) for f in shared] \
+                or rule.params.keys() != first.params.keys() or rule.input.keys() != first.input.keys() \
+                or "{experiment}" not in rule.output[0]:
+            raise ConfigError(f"the job rules named {name!r} of experiments {', '.join(rules)} differ in their "
+                              "outputs, log, script or params, or name no {experiment} wildcard; name them apart")
+
+    def by_experiment(field: str, key: str | None = None):
+        values = {e: getattr(r, field) if key is None else getattr(r, field)[key] for e, r in rules.items()}
+        return lambda wc: _value(values[wc.experiment], wc)
+
+    experiment = "(?:" + "|".join(rule.wildcard_constraints.get("experiment", re.escape(e))
+                                  for e, rule in rules.items()) + ")"
+    return dataclasses.replace(
+        first, input={key: by_experiment("input", key) for key in first.input},
+        params={key: by_experiment("params", key) for key in first.params},
+        runtime=by_experiment("runtime"), mem_mb=by_experiment("mem_mb"), priority=by_experiment("priority"),
+        seconds=by_experiment("seconds"),
+        wildcard_constraints={**{k: v for r in rules.values() for k, v in r.wildcard_constraints.items()},
+                              "experiment": experiment})
+
+
+def _value(value, wildcards):
+    return value(wildcards) if callable(value) else value
+
+
+def aggregation_kinds(config: dict, experiments) -> dict[str, list[str]]:
+    """Rule name -> the experiments whose aggregations one rule computes: those of one protocol
+    whose outputs have the same paths with the experiment's name as the ``{experiment}`` wildcard
+    (:func:`experiment_outputs` of ``"{experiment}"``). A kind of one experiment is named after it,
+    others after their protocol."""
+    kinds: dict[tuple, list[str]] = {}
+    for experiment in experiments:
+        spec = config["experiments"][experiment]
+        kinds.setdefault((protocol_of(spec).name, tuple(experiment_outputs(spec, "{experiment}"))), []).append(
+            experiment)
+    named = {}
+    for (protocol, _), members in kinds.items():
+        shared = sum(len(m) > 1 for (p, _), m in kinds.items() if p == protocol)
+        name = members[0] if len(members) == 1 else protocol if shared == 1 else f"{protocol}_{members[0]}"
+        named[f"aggregate_{name}"] = members
+    return named
+
+
 def _with_code(rule, protocol, scripts):
     import dataclasses
 
+    from .engine.planning import recall
+
     def code(wildcards):
         params = {name: value(wildcards) if callable(value) else value for name, value in rule.params.items()}
-        return job_code(protocol, protocol.job_method(params), rule.script, scripts, protocol.job_estimator(params))
+        return recall(("job code", rule.name, rule.script, repr(params)), lambda: job_code(
+            protocol, protocol.job_method(params), rule.script, scripts, protocol.job_estimator(params)))
 
     return dataclasses.replace(rule, params={**rule.params, "code": code})
 
@@ -85,7 +153,10 @@ def _with_code(rule, protocol, scripts):
 def aggregation_code(config: dict, experiment: str, scripts=None) -> str:
     """The digest of the code of an experiment's aggregation: the runner's and its protocol's
     modules and the aggregation script (:func:`job_code` without a method)."""
-    return job_code(protocol_of(config["experiments"][experiment]), None, "aggregate.py", scripts)
+    from .engine.planning import recall
+
+    return recall(("aggregation code", experiment, str(scripts)),
+                  lambda: job_code(protocol_of(config["experiments"][experiment]), None, "aggregate.py", scripts))
 
 
 def job_code(protocol, spec, script: str, scripts=None, estimator=None) -> str:

@@ -89,6 +89,50 @@ def validate_config(config: dict, schema_path) -> None:
             raise ConfigError(str(error)) from None
 
 
+def checked_once(config: dict, check, files, cache) -> str:
+    """Run ``check(config)`` (it validates ``config`` and may fill in its defaults) once for each
+    config: its outcome, the config as ``check`` leaves it, is kept in the folder ``cache`` under the
+    digest of the config, of the bytes of every locproj module (the checks' code) and of ``files``
+    (the schema, the job scripts; a local dataset or method file counts by its size and time of
+    change) and of the installed packages' versions (a method by import path records its package's),
+    and read back instead of checking again. A check that fails keeps nothing. Returns the
+    digest, under which the run's planned values are kept too (:mod:`locproj.engine.planning`)."""
+    import hashlib
+    import pickle
+
+    from .core.io import atomic_path
+
+    digest = hashlib.sha256(repr(config).encode())
+    for path in sorted(Path(__file__).resolve().parent.rglob("*.py")):
+        digest.update(path.read_bytes())
+    digest.update("\n".join(installed_distributions()).encode())
+    for path in map(Path, files):
+        stat = path.stat() if path.is_file() else None
+        digest.update(f"{path}\n{stat and (stat.st_size, stat.st_mtime_ns)}\n".encode())
+    kept = Path(cache) / f"{digest.hexdigest()}.pickle"
+    if kept.is_file():
+        checked = pickle.loads(kept.read_bytes())
+    else:
+        checked = copy.deepcopy(config)
+        check(checked)
+        with atomic_path(kept) as path:
+            path.write_bytes(pickle.dumps(checked))
+    config.clear()
+    config.update(checked)
+    return digest.hexdigest()
+
+
+def installed_distributions() -> list[str]:
+    """The installed distributions as their metadata folders name them (``scikit_learn-1.9.1.dist-info``),
+    sorted: their names and versions, read from the folder names alone (milliseconds, where reading
+    every distribution's metadata takes a tenth of a second)."""
+    found = set()
+    for entry in map(Path, sys.path):
+        if entry.is_dir():
+            found.update(path.name for pattern in ("*.dist-info", "*.egg-info") for path in entry.glob(pattern))
+    return sorted(found)
+
+
 def run_rule(snakemake, main) -> None:
     """Run ``main(snakemake)`` with its log in ``snakemake.log[0]`` and BLAS/OpenMP threads limited
     to the rule's ``threads``. A user error (:class:`locproj.errors.UserError`) is logged as its

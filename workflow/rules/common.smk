@@ -1,4 +1,5 @@
 # Config validation and the small input functions the other rule files use.
+import atexit
 import os
 import sys
 import time
@@ -14,34 +15,74 @@ from locproj.engine.config import (
     data_file,
     expand_targets,
     paper_targets,
+    one_of,
     papers_within,
     partition_key,
     replace_experiments,
     report_categories,
+    rule_targets,
+    SPLIT_LAYOUT_PATTERN,
+    split_layout,
     split_path,
 )
+from locproj.engine import planning
 from locproj.engine.job_costs import RunPlan
 from locproj.engine.resources import job_resources
 from locproj.errors import UserError, user_error_message
-from locproj.workflow import drop_local_rate_limiter, validate_config
+from locproj.workflow import checked_once, drop_local_rate_limiter, validate_config
 from locproj.report.fidelity import paper_title
 from locproj.experiments import (
     aggregation_code,
     aggregation_inputs,
+    aggregation_kinds,
     failure_summary,
     comparison_outputs,
     check_experiments,
     experiment_notes,
     experiment_outputs,
     experiment_protocols,
-    job_rules,
+    job_kinds,
 )
+
+SCHEMA = Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml"
+
+
+def check_config(config):
+    """Dataset keys, so that an unknown key is named with the keys its format takes; the schema
+    completed from the code (protocol, classifier names and each protocol's keys), filling in its
+    defaults; the experiments; last, the contents of each local `path:` dataset (labels, numeric
+    features, class sizes against every m)."""
+    check_dataset_options(config)
+    validate_config(config, SCHEMA)
+    check_experiments(config)
+    check_local_datasets(config)
+
+
+def planning_inputs(config):
+    """The files that checking the config and planning its jobs read besides the config and locproj:
+    the schema, each local dataset's files, the users' method files (`method_paths`) and the job
+    scripts."""
+    datasets = [
+        path
+        for spec in config.get("datasets", {}).values()
+        if "path" in spec
+        for path in local_files(spec)
+    ]
+    methods = [
+        path
+        for folder in config["method_paths"]
+        for path in sorted(Path(folder).glob("*.py"))
+    ]
+    scripts = sorted((Path(workflow.basedir) / "workflow" / "scripts").glob("*.py"))
+    return [SCHEMA, *datasets, *methods, *scripts]
+
+
+PLANNING_CACHE = ".snakemake/locproj/checked"
+
 
 # an overlay's `replace_experiments` first (it replaces whole experiments, which a merged
 # --configfile cannot), so that the replacements are validated and checked like any experiment;
-# then dataset keys, so that an unknown key is named with the keys its format takes; last, the
-# contents of each local `path:` dataset (labels, numeric features, class sizes against every m).
-# A mistake in the config or data (a UserError) is printed as its message alone, no traceback.
+# then the checks (check_config). A mistake in the config or data (a UserError) is printed as its message alone, no traceback.
 try:
     replace_experiments(config)
     # a method entry's `estimator: module:Class` is looked for as module.py in these folders first:
@@ -54,13 +95,14 @@ try:
             )
         ),
     )
-    check_dataset_options(config)
-    # the schema completed from the code: protocol, classifier names and each protocol's keys
-    validate_config(
-        config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml"
+    # each config is checked once: the checks' outcome is kept under its digest (with the code's and
+    # the files'), so that a dry run or a rerun of the same config starts at once; so are the values
+    # that planning its jobs computes (their costs, their code digests: locproj.engine.planning)
+    CONFIG_DIGEST = checked_once(
+        config, check_config, planning_inputs(config), PLANNING_CACHE
     )
-    check_experiments(config)
-    check_local_datasets(config)
+    planning.use(Path(PLANNING_CACHE) / f"{CONFIG_DIGEST}.planned.pickle")
+    atexit.register(planning.save)
     # target -> its experiments, targets naming targets expanded (`papers`); an unknown name or a
     # cycle fails here, before any job runs
     TARGETS = expand_targets(config.get("targets", {}), config.get("experiments", {}))
@@ -155,18 +197,37 @@ def fidelity_figures(target):
     """The fidelity figures a target asks for: its own, or those of the papers it names (`papers`)."""
     return [
         f"results/{paper}/fidelity.png"
-        for paper in papers_within(config.get("targets", {}), EXPERIMENTS)[target]
+        for paper in papers_within(config.get("targets", {}), EXPERIMENTS).get(
+            target, []
+        )
         if paper in FIDELITY
     ]
 
 
-def aggregate_outputs(experiment):
-    """The named outputs of an experiment's aggregation (locproj.protocols.base.Output). In the
-    report they sit on their paper's page (REPORT_CATEGORIES), under the experiment's name.
+def experiment_name(experiments):
+    """What names the experiment in the paths of the rule of `experiments` (the wildcard
+    `{experiment}`, or the name of the one experiment), so that the outputs of the rule of one
+    experiment compete with no other rule's, as they did before rules were kinds."""
+    return "{experiment}" if len(experiments) > 1 else experiments[0]
+
+
+def experiment_of(wildcards, experiments):
+    """The experiment of a job of a rule for `experiments` (experiment_name)."""
+    return wildcards.get("experiment", experiments[0])
+
+
+def aggregate_outputs(experiments):
+    """The named outputs of the aggregation rule of `experiments`, one kind
+    (locproj.experiments.aggregation_kinds; locproj.protocols.base.Output). In the report they sit
+    on their paper's page (REPORT_CATEGORIES), under the experiment's name.
     """
-    page = dict(category=REPORT_CATEGORIES[experiment], subcategory=experiment)
+    name = experiment_name(experiments)
+    page = dict(
+        category=lambda wc: REPORT_CATEGORIES[experiment_of(wc, experiments)],
+        subcategory=name,
+    )
     outputs = {}
-    for output in experiment_outputs(EXPERIMENTS[experiment], experiment):
+    for output in experiment_outputs(EXPERIMENTS[experiments[0]], name):
         path = directory(output.path) if output.folder else output.path
         if output.caption is None:
             outputs[output.name] = path

@@ -1,6 +1,7 @@
-# Experiments, through their protocol (locproj.protocols; the engine is locproj.experiments): each
-# experiment's job rules as its protocol gives them (one job per block of splits, block of r values
-# or panel), then one aggregation per experiment and a target rule asking for what it writes.
+# Experiments, through their protocol (locproj.protocols; the engine is locproj.experiments): one
+# rule per kind of job (a block of splits of one shape, a block of r values, a panel), with the
+# experiment among its wildcards (locproj.experiments.job_kinds), then one aggregation rule per
+# kind of experiment (those of one protocol whose outputs have the same paths).
 #
 # A job's params carry the digest of the code it runs (`code`: locproj.engine.code_digests), and the
 # profiles rerun a job when its params, input, mtime or software environment change, not when the
@@ -9,9 +10,9 @@
 # the loop's variable holds the last job by then (job_script).
 #
 # Each job's estimated seconds (None where the cost model has none) feed the run's predicted wall
-# time (common.smk, onstart).
+# time (common.smk, onstart) and its priority: the longest jobs start first.
 JOB_SECONDS = {}
-for _job in [j for e in EXPERIMENTS for j in job_rules(config, e, scripts=SCRIPTS)]:
+for _job in job_kinds(config, EXPERIMENTS, scripts=SCRIPTS):
     JOB_SECONDS[_job.name] = _job.seconds
 
     rule:
@@ -39,76 +40,80 @@ for _job in [j for e in EXPERIMENTS for j in job_rules(config, e, scripts=SCRIPT
             job_script(locals())
 
 
-for _experiment, _spec in EXPERIMENTS.items():
+for _name, _experiments in aggregation_kinds(config, EXPERIMENTS).items():
 
     rule:
         name:
-            f"aggregate_{_experiment}"
+            _name
         input:
-            unpack(lambda wc, e=_experiment: aggregation_inputs(config, e)),
+            unpack(
+                lambda wc, es=_experiments: aggregation_inputs(
+                    config, experiment_of(wc, es)
+                )
+            ),
         output:
-            **aggregate_outputs(_experiment),
+            **aggregate_outputs(_experiments),
         log:
-            f"logs/aggregate/{_experiment}.log",
+            f"logs/aggregate/{experiment_name(_experiments)}.log",
+        wildcard_constraints:
+            experiment=one_of(_experiments),
         conda:
             "../envs/locproj.yaml"
         resources:
             **job_resources(config, mem_mb=2000, runtime=30),
         params:
-            spec=_spec,
+            spec=lambda wc, es=_experiments: EXPERIMENTS[experiment_of(wc, es)],
             seed=config["seed"],
-            notes=experiment_notes(config, _experiment),
-            code=aggregation_code(config, _experiment, SCRIPTS),
+            notes=lambda wc, es=_experiments: experiment_notes(
+                config, experiment_of(wc, es)
+            ),
+            code=lambda wc, es=_experiments: aggregation_code(
+                config, experiment_of(wc, es), SCRIPTS
+            ),
         script:
             "../scripts/aggregate.py"
 
-    rule:
-        name:
-            _experiment
-        default_target: False
-        input:
-            target_outputs(_experiment),
-
 
 # A paper's fidelity figure: its published numbers against ours, from the comparison.csv of each
-# of its experiments, read by its protocol (locproj.experiments.paper_fidelity); the first section of the paper's report page
-# (subcategories are listed alphabetically: "fidelity" before the experiments' names).
-for _paper, _comparisons in FIDELITY.items():
+# of its experiments, read by its protocol (locproj.experiments.paper_fidelity); the first section
+# of the paper's report page (subcategories are listed alphabetically: "fidelity" before the
+# experiments' names).
+if FIDELITY:
 
-    rule:
-        name:
-            f"fidelity_{_paper}"
+    rule fidelity:
         input:
-            **_comparisons,
+            unpack(lambda wc: FIDELITY[wc.paper]),
         output:
             png=report(
-                f"results/{_paper}/fidelity.png",
+                "results/{paper}/fidelity.png",
                 caption="../report/fidelity.rst",
-                category=_paper,
+                category="{paper}",
                 subcategory="fidelity",
             ),
-            pdf=f"results/{_paper}/fidelity.pdf",
+            pdf="results/{paper}/fidelity.pdf",
         log:
-            f"logs/fidelity/{_paper}.log",
+            "logs/fidelity/{paper}.log",
+        wildcard_constraints:
+            paper=one_of(list(FIDELITY)),
         conda:
             "../envs/locproj.yaml"
         resources:
             **job_resources(config, mem_mb=1000, runtime=10),
         params:
-            title=paper_title(_paper),
-            notes={e: experiment_notes(config, e) for e in _comparisons},
-            protocols=experiment_protocols(config, _comparisons),
+            title=lambda wc: paper_title(wc.paper),
+            notes=lambda wc: {
+                e: experiment_notes(config, e) for e in FIDELITY[wc.paper]
+            },
+            protocols=lambda wc: experiment_protocols(config, FIDELITY[wc.paper]),
         script:
             "../scripts/fidelity.py"
 
 
 # A target per paper (config `targets`): every experiment it names, and every experiment of the
 # targets it names (`papers`: all of them; TARGETS, locproj.engine.config.expand_targets), with the
-# papers' fidelity figures. A target named after its one experiment (matrix: [matrix]) is that
-# experiment's own rule above.
-for _target, _experiments in TARGETS.items():
-    if _target in EXPERIMENTS:
-        continue
+# papers' fidelity figures; and one per experiment that no target names (`demo`). An experiment of a
+# paper is asked for by its paper's target, or by its files (`snakemake results/lpk_toy/checks.md`).
+for _target, _experiments in rule_targets(TARGETS, EXPERIMENTS).items():
 
     rule:
         name:

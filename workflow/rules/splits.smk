@@ -1,90 +1,26 @@
-# Seeded train/test splits: m per class (Table 2's files hold `n_splits`), a count or a fraction of
-# each class with an explicit number of splits (the dimension-curve protocol), or the LPK holdout
-# (random or, as for paper 002's Olivetti, by group: t test samples per subject, k folds).
+# Seeded train/test splits, one rule for every layout of split file (locproj.engine.config.split_path):
+# m per class (Table 2's files hold `n_splits`), a count or a fraction of each class with an explicit
+# number of splits (the dimension-curve protocol), or the LPK holdout (random or, as for paper 002's
+# Olivetti, by group: t test samples per subject, k folds).
 
 
-rule split_per_class:
+rule split:
     input:
         lambda wc: data_file(config, wc.name),
     output:
-        "results/splits/{name}_{partition}.h5",
+        "results/splits/{name}_{layout}.h5",
     log:
-        "logs/splits/{name}_{partition}.log",
+        "logs/splits/{name}_{layout}.log",
     wildcard_constraints:
         name=NAME_PATTERN,
-        partition=r"m\d+",
+        layout=SPLIT_LAYOUT_PATTERN,
     conda:
         "../envs/locproj.yaml"
     resources:
         **job_resources(config, mem_mb=500, runtime=5),
     params:
-        n_splits=config["n_splits"],
+        layout=lambda wc: split_layout(config, wc.layout),
         seed=config["seed"],
-    script:
-        "../scripts/splits.py"
-
-
-rule split_partitions:
-    input:
-        lambda wc: data_file(config, wc.name),
-    output:
-        "results/splits/{name}_{partition}_n{n}.h5",
-    log:
-        "logs/splits/{name}_{partition}_n{n}.log",
-    wildcard_constraints:
-        name=NAME_PATTERN,
-        partition=PARTITION_PATTERN,
-        n=r"\d+",
-    conda:
-        "../envs/locproj.yaml"
-    resources:
-        **job_resources(config, mem_mb=500, runtime=5),
-    params:
-        n_splits=lambda wc: int(wc.n),
-        seed=config["seed"],
-    script:
-        "../scripts/splits.py"
-
-
-rule split_holdout:
-    input:
-        lambda wc: data_file(config, wc.name),
-    output:
-        "results/splits/{name}_holdout.h5",
-    log:
-        "logs/splits/{name}_holdout.log",
-    wildcard_constraints:
-        name=NAME_PATTERN,
-    conda:
-        "../envs/locproj.yaml"
-    resources:
-        **job_resources(config, mem_mb=500, runtime=5),
-    params:
-        n_splits=1,
-        seed=config["seed"],
-    script:
-        "../scripts/splits.py"
-
-
-rule split_holdout_by_group:
-    input:
-        lambda wc: data_file(config, wc.name),
-    output:
-        "results/splits/{name}_holdout_t{t}f{k}.h5",
-    log:
-        "logs/splits/{name}_holdout_t{t}f{k}.log",
-    wildcard_constraints:
-        name=NAME_PATTERN,
-        t=r"\d+",
-        k=r"\d+",
-    conda:
-        "../envs/locproj.yaml"
-    resources:
-        **job_resources(config, mem_mb=500, runtime=5),
-    params:
-        n_splits=1,
-        seed=config["seed"],
-        by_group=lambda wc: {"test_per_group": int(wc.t), "n_folds": int(wc.k)},
     script:
         "../scripts/splits.py"
 

@@ -29,7 +29,7 @@ RUNNER = ("locproj.experiments", "locproj.workflow")
 #: Left out of the closure of the runner and the protocols: a job adds the module of its own method.
 METHODS = "locproj.methods"
 #: What plans jobs and never computes a result: left out of every closure.
-PLANNING = ("locproj.engine.job_costs", "locproj.engine.code_digests")
+PLANNING = ("locproj.engine.job_costs", "locproj.engine.code_digests", "locproj.engine.planning")
 #: The modules of :data:`METHODS` every job runs whatever its method: the tags that model selection
 #: and the registry read.
 EVERY_JOB = ("locproj.methods.tags",)

@@ -7,6 +7,8 @@ This module sits below the engine (:mod:`locproj.experiments`) and the protocols
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ..errors import ConfigError
@@ -17,6 +19,23 @@ NAME_PATTERN = "[A-Za-z0-9_]+"
 #: The registry name of ``raw``, the classifier on the input; code asks ``MethodSpec.projects`` instead,
 #: but a raw split job knows itself by this name so that it never imports the registry (split_jobs).
 RAW_METHOD = "raw"
+
+
+def one_of(paths: list[str]) -> str:
+    """A regular expression (a wildcard's constraint) that matches exactly the ``/``-separated
+    ``paths``, as the tree of their parts (so that it matches in the time of a path's depth, not of
+    the number of paths)."""
+    tree: dict = {}
+    for path in paths:
+        node = tree
+        for part in path.split("/"):
+            node = node.setdefault(part, {})
+
+    def alternatives(node: dict) -> str:
+        parts = [re.escape(part) + (f"/{alternatives(rest)}" if rest else "") for part, rest in node.items()]
+        return parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
+
+    return alternatives(tree)
 
 
 def partition_key(size) -> str:
@@ -44,10 +63,26 @@ def consecutive_blocks(n: int, size: int) -> list[list[int]]:
     return [list(range(start, min(start + size, n))) for start in range(0, n, size)]
 
 
+#: The sizes of a block of splits within a cell: each divides 10, so that every block lies within one
+#: decade of split numbers (splits 10-14, never 8-12) and one Snakemake rule, with the decade as its
+#: wildcard, computes every block of the same shape (``workflow/rules/experiments.smk``).
+BLOCK_SIZES = (10, 5, 1)
+
+
+def aligned_blocks(n: int, most: int) -> list[list[int]]:
+    """0 … n − 1 in blocks of at most ``most`` splits: all in one when they are at most 10 and fit,
+    else in consecutive blocks of the largest size of :data:`BLOCK_SIZES` that divides ``n``."""
+    if n <= min(most, 10):
+        return [list(range(n))]
+    return consecutive_blocks(n, next(size for size in BLOCK_SIZES if size <= most and n % size == 0))
+
+
 def split_blocks(config: dict, experiment: str) -> list[list[int]]:
-    """The splits of an experiment in blocks of an integer ``splits_per_job`` (one job each; ``auto``
-    sizes the blocks of each cell by cost: :mod:`locproj.engine.job_costs`)."""
-    return consecutive_blocks(n_splits(config, experiment), config["experiments"][experiment].get("splits_per_job", 1))
+    """The splits of an experiment in blocks of at most an integer ``splits_per_job``
+    (:func:`aligned_blocks`; one job each; ``auto`` sizes the blocks of each cell by cost:
+    :mod:`locproj.engine.job_costs`)."""
+    spec = config["experiments"][experiment]
+    return aligned_blocks(n_splits(config, experiment), spec.get("splits_per_job", 1))
 
 
 def split_source(config: dict, name: str) -> str:
@@ -76,6 +111,21 @@ def split_path(config: dict, name: str, partition: str, n: int | None = None, by
     if partition.startswith("m") and (n is None or n <= config.get("n_splits", 20)):
         return f"results/splits/{source}_{partition}.h5"
     return f"results/splits/{source}_{partition}_n{n}.h5"
+
+
+#: The part of a split file's name after its dataset's (:func:`split_path`): ``m5``, ``m5_n100``,
+#: ``f0.25_n20``, ``holdout`` or ``holdout_t2f8``.
+SPLIT_LAYOUT_PATTERN = r"m\d+|(?:m\d+|f0\.\d+)_n\d+|holdout(?:_t\d+f\d+)?"
+
+
+def split_layout(config: dict, layout: str) -> dict:
+    """What the split file of ``layout`` (:data:`SPLIT_LAYOUT_PATTERN`) holds: its ``partition``,
+    ``n_splits`` and, for a holdout by group, ``by_group``; inverse of :func:`split_path`."""
+    if match := re.fullmatch(r"holdout(?:_t(\d+)f(\d+))?", layout):
+        by_group = {"test_per_group": int(match[1]), "n_folds": int(match[2])} if match[1] else None
+        return {"partition": "holdout", "n_splits": 1, "by_group": by_group}
+    partition, _, count = layout.partition("_n")
+    return {"partition": partition, "n_splits": int(count) if count else config.get("n_splits", 20), "by_group": None}
 
 
 def replace_experiments(config: dict) -> dict:
@@ -190,6 +240,13 @@ def method_folders(config: dict) -> list[str]:
 def registry_method(entry_name: str, entry: dict | None) -> str:
     """The registry name of a method entry: its ``method`` key, else the entry's own name."""
     return (entry or {}).get("method", entry_name)
+
+
+def rule_targets(targets: dict[str, list[str]], experiments) -> dict[str, list[str]]:
+    """The target rules: every target (``targets``: target -> its experiments, expanded), and every
+    experiment that none of them names, as a target of itself."""
+    named = {experiment for members in targets.values() for experiment in members}
+    return {**targets, **{experiment: [experiment] for experiment in experiments if experiment not in named}}
 
 
 def paper_targets(targets: dict, experiments) -> dict[str, list[str]]:

@@ -31,11 +31,14 @@ from pathlib import Path
 
 import numpy as np
 
-from .config import consecutive_blocks
+from .config import aligned_blocks
+from .planning import planned
 from ..errors import UserError
 
-# a job of this many seconds pays its start-up (about 2 s, benchmarks/README.md) below 2 %
-JOB_SECONDS = 120.0
+# a job of this many seconds pays its start-up (about 2 s, benchmarks/README.md) below 1 %; with the
+# block sizes of 10, 5 or 1 splits (locproj.engine.config.BLOCK_SIZES), 4 minutes predicts the matrix
+# shorter than 2 minutes did (tools/simulate_schedule.py; docs/scale.md)
+JOB_SECONDS = 240.0
 STARTUP_SECONDS = 2.0
 
 TERMS = ("fits", "eigen", "dual", "products", "evaluation", "neighbours", "test")
@@ -202,6 +205,7 @@ def split_terms(config: dict, experiment: str, dataset: str, partition: str, met
     return entry.get("estimator") or entry.get("method", method), terms
 
 
+@planned
 def split_seconds(config: dict, experiment: str, dataset: str, partition: str, method: str) -> float:
     """Estimated seconds of one split of (dataset, partition, method) in ``experiment``."""
     name, terms = split_terms(config, experiment, dataset, partition, method)
@@ -210,12 +214,11 @@ def split_seconds(config: dict, experiment: str, dataset: str, partition: str, m
 
 
 def cell_blocks(seconds_per_split: float, n_splits: int, job_seconds: float = JOB_SECONDS) -> list[list[int]]:
-    """A cell's splits in consecutive blocks of equal size (the last may be shorter), as few as keep
-    each job within ``job_seconds``: all in one when they fit, one per job when a split alone costs
-    more."""
+    """A cell's splits in as few blocks as keep each job within ``job_seconds``
+    (:func:`~locproj.engine.config.aligned_blocks`): all in one when they fit, one per job when a
+    split alone costs more."""
     most = max(1, int(job_seconds // seconds_per_split)) if seconds_per_split > 0 else n_splits
-    n_jobs = math.ceil(n_splits / min(most, n_splits))
-    return consecutive_blocks(n_splits, math.ceil(n_splits / n_jobs))
+    return aligned_blocks(n_splits, most)
 
 
 def job_seconds(config: dict, experiment: str, dataset: str, partition: str, method: str,
@@ -273,6 +276,7 @@ def split_memory_terms(config: dict, experiment: str, dataset: str, partition: s
             (peak or 0.0) / 1e6)
 
 
+@planned
 def job_memory_mb(config: dict, experiment: str, dataset: str, partition: str, method: str,
                   fallback: int = 1500) -> int:
     """The ``mem_mb`` of a fit job, in whole hundreds: Snakemake's job step (:data:`JOBSTEP_MB`) and

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine.config import method_folders
+from ..engine.planning import planned
 
 
 @dataclass(frozen=True)
@@ -46,9 +47,15 @@ class Output:
 class JobRule:
     """One Snakemake rule that computes an experiment's jobs, as ``workflow/rules/experiments.smk``
     defines it: ``input`` and ``params`` map names to values or to functions of the wildcards;
-    ``script`` is a file of ``workflow/scripts``; ``runtime`` (minutes), ``mem_mb`` and ``seconds``
-    (the cost model's estimate of the job on one core, None where it has none) a number or a
-    function of the wildcards."""
+    ``script`` is a file of ``workflow/scripts``; ``runtime`` (minutes), ``mem_mb``, ``priority``
+    and ``seconds`` (the cost model's estimate of the job on one core, None where it has none) a
+    number or a function of the wildcards.
+
+    Rules of the same ``name`` from several experiments become one Snakemake rule
+    (:func:`locproj.experiments.job_kinds`): their outputs and log name ``{experiment}`` as a
+    wildcard, and each constrains it to its own experiment (and, where the experiments' rules of
+    that name would compete for a file, to the paths it computes:
+    :func:`locproj.engine.config.one_of`)."""
 
     name: str
     output: list[str]
@@ -59,7 +66,7 @@ class JobRule:
     runtime: Callable | int
     mem_mb: Callable | int = 1500
     wildcard_constraints: dict[str, str] = field(default_factory=dict)
-    priority: int = 0
+    priority: Callable | int = 0
     seconds: Callable | float | None = None
 
     @property
@@ -197,6 +204,7 @@ class Protocol(ABC):
                              "method; define it (docs/protocols.md)")
 
 
+@planned
 def estimator_source(config: dict, entry_name: str, entry: dict | None) -> dict:
     """``{"estimator_source": ...}`` for a method entry by import path (its package and version, or
     its local file and sha256: :func:`locproj.engine.own_methods.import_estimator`), to be part of its jobs'

@@ -51,6 +51,7 @@ with: ``at`` a single r, or the ``mean``, ``min`` or ``max`` over the range) and
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -62,6 +63,7 @@ from ..report.comparison import most_specific_reason
 from ..report.fidelity import FidelityPoint, Points, number, stand_in, statement_holds
 from ..engine.method_failures import check_output, configured_on_error
 from ..engine.config import data_file, method_folders, registry_method, split_path, split_source
+from ..engine.planning import planned, recall
 from ..engine.results import read_swept, write_swept
 from .base import (JobRule, Output, Protocol, estimator_source, failure_recorded, job_method,
                    table_outputs)
@@ -99,6 +101,7 @@ def value_blocks(spec: dict, method: str) -> list[list[int]]:
     return [values[start:start + size] for start in range(0, len(values), size)]
 
 
+@planned
 def job_priority(config: dict, spec: dict, method: str) -> int:
     """The Snakemake priority of a method entry's jobs: 1 for the costly GPK/LPK fits (a classifier
     that projects), else 0."""
@@ -112,16 +115,28 @@ def block_name(block) -> str:
     return f"r{block[0]:02d}-{block[-1]:02d}"
 
 
+#: A job's result file: ``block`` is the stem :func:`block_name` gives its r values.
+RESULT_PATTERN = "results/{experiment}/{dataset}/holdout/{method}/{block}.h5"
+
+
 def result_path(experiment: str, dataset: str, method: str, block) -> str:
-    return f"results/{experiment}/{dataset}/holdout/{method}/{block_name(block)}.h5"
+    return RESULT_PATTERN.format(experiment=experiment, dataset=dataset, method=method, block=block_name(block))
+
+
+def method_blocks(spec: dict) -> dict[str, list[list[int]]]:
+    """Method entry -> its blocks of r values (:func:`value_blocks`), one job each (planned:
+    :mod:`locproj.engine.planning`)."""
+    return recall(("holdout blocks", repr(spec)), lambda: {method: value_blocks(spec, method)
+                                                           for method in spec["methods"]})
 
 
 def jobs(config: dict, experiment: str):
     """Every (dataset, method entry, block of r) of a holdout experiment, in a stable order."""
     spec = config["experiments"][experiment]
+    blocks = method_blocks(spec)
     for dataset in spec["datasets"]:
         for method in spec["methods"]:
-            for block in value_blocks(spec, method):
+            for block in blocks[method]:
                 yield dataset, method, block
 
 
@@ -486,26 +501,26 @@ class HoldoutCurve(CurveAggregation, Protocol):
         return result_path(experiment, *job)
 
     def job_rules(self, config: dict, experiment: str) -> list[JobRule]:
+        """One rule: a job per dataset, method entry and block of r values (its file's stem)."""
         spec = config["experiments"][experiment]
-        rules = []
-        for method in spec["methods"]:
-            for block in value_blocks(spec, method):
-                rules.append(JobRule(
-                    name=f"fit_{experiment}_{method}_{block_name(block)}",
-                    output=[result_path(experiment, "{dataset}", method, block)],
-                    log=f"logs/fit/{experiment}/{{dataset}}/holdout/{method}/{block_name(block)}.log",
-                    input=dict(data=lambda wc: data_file(config, wc.dataset),
-                               splits=lambda wc: split_path(config, wc.dataset, "holdout",
-                                                            by_group=spec.get("by_group"))),
-                    params=dict(job=lambda wc, m=method, b=block: job_config(config, experiment, wc.dataset, m, b),
-                                splits=[0]),
-                    script="run_job.py",
-                    # an LPK r on USPS (50 fits, C = 100 the slowest): up to a few minutes
-                    runtime=lambda wc, block=block: 10 + 5 * len(block),
-                    # GPK/LPK jobs (minutes) first, so that the short projection jobs fill the gaps
-                    priority=job_priority(config, spec, method),
-                ))
-        return rules
+        blocks = {(method, block_name(block)): block for method, values in method_blocks(spec).items()
+                  for block in values}
+        values = lambda wc: blocks[wc.method, wc.block]  # noqa: E731
+        return [JobRule(
+            name="fit_holdout",
+            output=[RESULT_PATTERN],
+            log="logs/fit/{experiment}/{dataset}/holdout/{method}/{block}.log",
+            input=dict(data=lambda wc: data_file(config, wc.dataset),
+                       splits=lambda wc: split_path(config, wc.dataset, "holdout", by_group=spec.get("by_group"))),
+            params=dict(job=lambda wc: job_config(config, experiment, wc.dataset, wc.method, values(wc)),
+                        splits=[0]),
+            script="run_job.py",
+            # an LPK r on USPS (50 fits, C = 100 the slowest): up to a few minutes
+            runtime=lambda wc: 10 + 5 * len(values(wc)),
+            # GPK/LPK jobs (minutes) first, so that the short projection jobs fill the gaps
+            priority=lambda wc: job_priority(config, spec, wc.method),
+            wildcard_constraints=dict(experiment=re.escape(experiment), block=r"r\d+-\d+"),
+        )]
 
     def job_config(self, config: dict, experiment: str, dataset: str, method: str, block=None) -> dict:
         return job_config(config, experiment, dataset, method, block)

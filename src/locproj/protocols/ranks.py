@@ -35,8 +35,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy.stats import f as f_distribution
-from scipy.stats import friedmanchisquare, rankdata, studentized_range
 
 from ..report import writers
 from ..engine.results import read_result
@@ -81,6 +79,8 @@ def rank_rows(errors: pd.DataFrame) -> pd.DataFrame:
     """Rank the methods (columns) within each dataset (row): 1 = lowest error, ties averaged.
 
     Rows with a missing value are dropped (see :func:`complete_rows`)."""
+    from scipy.stats import rankdata   # here, as all of scipy.stats: a second to import, which planning a run skips
+
     errors = complete_rows(errors)
     values = np.round(errors.to_numpy(dtype=float), 9)
     ranks = rankdata(values, method="average", axis=1) if values.size else values
@@ -109,6 +109,9 @@ def friedman(errors: pd.DataFrame) -> dict:
            "iman_davenport_F": np.nan, "iman_davenport_pvalue": np.nan}
     if k < 3 or n < 2:
         return out
+    from scipy.stats import f as f_distribution
+    from scipy.stats import friedmanchisquare
+
     test = friedmanchisquare(*(np.round(errors[c].to_numpy(dtype=float), 9) for c in errors.columns))
     chi2 = float(test.statistic)
     out.update(statistic=chi2, pvalue=float(test.pvalue))
@@ -123,6 +126,8 @@ def q_alpha(n_methods: int, alpha: float = DEFAULT_ALPHA) -> float:
     """Nemenyi's critical value: the studentized range quantile over ``sqrt(2)`` (Demšar Table 5(a))."""
     if n_methods < 2:
         raise ValueError(f"the Nemenyi test compares at least 2 methods, got {n_methods}")
+    from scipy.stats import studentized_range
+
     return float(studentized_range.ppf(1 - alpha, n_methods, np.inf) / math.sqrt(2))
 
 

@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
-from ..engine.config import (NAME_PATTERN, RAW_METHOD, data_file, n_splits, partition_key, partition_size,
+from ..engine.config import (RAW_METHOD, data_file, n_splits, one_of, partition_key, partition_size,
                              registry_method, split_blocks, split_path, split_source)
 from ..engine.method_failures import configured_on_error, on_error_of
 from .base import (JobRule, Output, Protocol, estimator_source, failure_recorded, job_method,
@@ -46,6 +48,54 @@ def result_path(experiment: str, dataset: str, partition: str, method: str, spli
     return f"results/{experiment}/{dataset}/{partition}/{method}/split{split:02d}.h5"
 
 
+def block_shape(splits: list[int]) -> tuple[int, int] | None:
+    """None for a single split; else the last digits of a block's first and last split (a block
+    lies within one decade: :data:`~locproj.engine.config.BLOCK_SIZES`)."""
+    if len(splits) == 1:
+        return None
+    if splits[0] // 10 != splits[-1] // 10:
+        raise ValueError(f"a block of splits within one decade, not {splits[0]}-{splits[-1]}")
+    return splits[0] % 10, splits[-1] % 10
+
+
+def block_file_names(shape: tuple[int, int] | None) -> list[str]:
+    """The result files of a block of ``shape`` (:func:`block_shape`), its wildcards unfilled."""
+    if shape is None:
+        return ["split{split}.h5"]
+    return [f"split{{tens}}{unit}.h5" for unit in range(shape[0], shape[1] + 1)]
+
+
+def block_stem(shape: tuple[int, int] | None) -> str:
+    """The stem of the log of a block of ``shape``: ``splits00-04`` (its first and last split)."""
+    if shape is None:
+        return "splits{split}-{split}"
+    return f"splits{{tens}}{shape[0]}-{{tens}}{shape[1]}"
+
+
+def block_splits(shape: tuple[int, int] | None, wildcards) -> list[int]:
+    """The splits of the block of ``shape`` that a job's ``wildcards`` name."""
+    if shape is None:
+        return [int(wildcards.split)]
+    return [int(wildcards.tens) * 10 + unit for unit in range(shape[0], shape[1] + 1)]
+
+
+@dataclass(frozen=True)
+class CellPlan:
+    """The jobs of one (dataset, partition, method): its ``blocks`` of splits (one job each), the cost
+    model's seconds of one split on one core (None for a dataset without ``dataset_sizes``) and the
+    ``memory_mb`` a job asks for (:mod:`locproj.engine.job_costs`)."""
+
+    blocks: list[list[int]]
+    split_seconds: float | None
+    memory_mb: int
+
+    def job_seconds(self, n_splits: int) -> float | None:
+        """The estimated seconds of a job of ``n_splits`` splits, with its start-up."""
+        from ..engine.job_costs import STARTUP_SECONDS
+
+        return None if self.split_seconds is None else STARTUP_SECONDS + n_splits * self.split_seconds
+
+
 class SplitProtocol(Protocol):
     """A protocol whose jobs are (dataset, partition, method, block of splits), one file per split."""
 
@@ -63,72 +113,64 @@ class SplitProtocol(Protocol):
     auto_blocks = True
 
     def job_rules(self, config: dict, experiment: str) -> list[JobRule]:
-        """One rule per block of splits, for every (dataset, partition, method); with
-        ``splits_per_job: auto``, one rule per block of each such cell, its blocks sized by cost."""
-        if config["experiments"][experiment].get("splits_per_job") == "auto":
-            return self._cost_sized_rules(config, experiment)
-        return [self._block_rule(config, experiment, splits) for splits in split_blocks(config, experiment)]
+        """One rule per shape of block (:func:`block_shape`), for the cells whose blocks have it."""
+        plans = self.cell_plans(config, experiment)
+        cells: dict[tuple, list[str]] = {}
+        for (dataset, partition, method), plan in plans.items():
+            for shape in dict.fromkeys(map(block_shape, plan.blocks)):
+                cells.setdefault(shape, []).append(f"{dataset}/{partition}/{method}")
+        return [self._shape_rule(config, experiment, shape, served, plans) for shape, served in cells.items()]
 
-    def _block_rule(self, config: dict, experiment: str, splits: list[int], cell: tuple | None = None,
-                    job_seconds: float | None = None) -> JobRule:
-        """The rule of a block of splits: of every cell, or only of ``cell`` (dataset, partition,
-        method) with its estimated seconds as the job's priority and runtime.
-
-        A cell's rule writes its dataset and method into its paths, with the partition the only
-        wildcard (the job script reads it): Snakemake then finds a file's producer among the rules
-        of that dataset only, so that hundreds of cost-sized rules keep the dry run fast."""
-        from ..engine.job_costs import job_memory_mb, job_seconds as estimated_seconds
-
-        block = f"splits{splits[0]:02d}-{splits[-1]:02d}"
-        if cell is None:
-            dataset, method = "{dataset}", "{method}"
-            constraints, name = dict(method=NAME_PATTERN), f"fit_{experiment}_{block}"
-            runtime = lambda wc, splits=splits: 5 + 2 * len(splits)   # noqa: E731
-            dataset_of, method_of = (lambda wc: wc.dataset), (lambda wc: wc.method)
-            mem_mb = lambda wc: job_memory_mb(config, experiment, wc.dataset, wc.partition, wc.method)  # noqa: E731
-            seconds = lambda wc: estimated_seconds(  # noqa: E731
-                config, experiment, wc.dataset, wc.partition, wc.method, len(splits))
-        else:
-            dataset, partition, method = cell
-            constraints = dict(partition=re.escape(partition))
-            name = f"fit_{experiment}_{'_'.join(cell).replace('.', '_')}_{block}"
-            runtime = 5 + 2 * len(splits) + math.ceil(3 * job_seconds / 60)
-            dataset_of, method_of = (lambda wc: dataset), (lambda wc: method)
-            mem_mb, seconds = job_memory_mb(config, experiment, dataset, partition, method), job_seconds
-        return JobRule(
-            name=name,
-            output=[result_path(experiment, dataset, "{partition}", method, s) for s in splits],
-            log=f"logs/fit/{experiment}/{dataset}/{{partition}}/{method}/{block}.log",
-            input=dict(
-                data=lambda wc: data_file(config, dataset_of(wc)),
-                splits=lambda wc: split_path(config, dataset_of(wc), wc.partition, n_splits(config, experiment)),
-            ),
-            params=dict(
-                job=lambda wc: self.job_config(config, experiment, dataset_of(wc), method_of(wc)),
-                splits=splits,
-            ),
-            script="run_job.py",
-            # the largest split (pie, m=30, LPP: 180 fits) takes about 1.5 min on one core
-            runtime=runtime,
-            wildcard_constraints=constraints,
-            priority=0 if job_seconds is None else int(round(job_seconds)),
-            mem_mb=mem_mb,
-            seconds=seconds,
-        )
-
-    def _cost_sized_rules(self, config: dict, experiment: str) -> list[JobRule]:
-        from ..engine.job_costs import STARTUP_SECONDS, cell_blocks, split_seconds
+    def cell_plans(self, config: dict, experiment: str) -> dict[tuple, CellPlan]:
+        """(dataset, partition, method) -> its jobs' plan (:class:`CellPlan`): the blocks of an
+        integer ``splits_per_job`` (:func:`~locproj.engine.config.split_blocks`), or with ``auto``
+        sized by the cell's cost (:func:`~locproj.engine.job_costs.cell_blocks`)."""
+        from ..engine.job_costs import SizeError, cell_blocks, job_memory_mb, split_seconds
 
         spec, count = config["experiments"][experiment], n_splits(config, experiment)
-        rules = []
+        fixed = None if spec.get("splits_per_job") == "auto" else split_blocks(config, experiment)
+        plans = {}
         for dataset, sizes in spec["datasets"].items():
             for partition in map(partition_key, sizes):
                 for method in spec["methods"]:
-                    seconds = split_seconds(config, experiment, dataset, partition, method)
-                    for splits in cell_blocks(seconds, count):
-                        rules.append(self._block_rule(config, experiment, splits, (dataset, partition, method),
-                                                      STARTUP_SECONDS + seconds * len(splits)))
-        return rules
+                    try:
+                        seconds = split_seconds(config, experiment, dataset, partition, method)
+                    except SizeError:       # a dataset without `dataset_sizes`: integer blocks only
+                        seconds = None
+                    blocks = fixed or cell_blocks(seconds, count)
+                    memory = job_memory_mb(config, experiment, dataset, partition, method)
+                    plans[dataset, partition, method] = CellPlan(blocks, seconds, memory)
+        return plans
+
+    def _shape_rule(self, config: dict, experiment: str, shape: tuple[int, int] | None, cells: list[str],
+                    plans: dict[tuple, CellPlan]) -> JobRule:
+        """The rule of the blocks of one shape in ``cells`` ('dataset/partition/method'): their
+        experiment, dataset, partition and method are wildcards, the splits one more (``split``, a
+        single split) or the decade (``tens``: splits 10-14 are tens 1 of shape (0, 4)). Its
+        ``experiment`` wildcard matches only where the path goes on to one of ``cells``, so that
+        the shapes' rules never compete for a file."""
+        cell = "results/{experiment}/{dataset}/{partition}/{method}"
+        splits = partial(block_splits, shape)
+        plan = lambda wc: plans[wc.dataset, wc.partition, wc.method]  # noqa: E731
+        seconds = lambda wc: plan(wc).job_seconds(len(splits(wc)))  # noqa: E731
+        return JobRule(
+            name="fit_split" if shape is None else f"fit_splits_x{shape[0]}_x{shape[1]}",
+            output=[f"{cell}/{name}" for name in block_file_names(shape)],
+            log=f"logs/fit/{{experiment}}/{{dataset}}/{{partition}}/{{method}}/{block_stem(shape)}.log",
+            input=dict(
+                data=lambda wc: data_file(config, wc.dataset),
+                splits=lambda wc: split_path(config, wc.dataset, wc.partition, n_splits(config, experiment)),
+            ),
+            params=dict(job=lambda wc: self.job_config(config, experiment, wc.dataset, wc.method), splits=splits),
+            script="run_job.py",
+            # the largest split (pie, m=30, LPP: 180 fits) takes about 1.5 min on one core
+            runtime=lambda wc: 5 + 2 * len(splits(wc)) + math.ceil(3 * (seconds(wc) or 0) / 60),
+            wildcard_constraints=dict(experiment=re.escape(experiment) + f"(?=/{one_of(cells)}/)",
+                                      **{"split": r"\d\d+"} if shape is None else {"tens": r"\d+"}),
+            priority=lambda wc: round(seconds(wc) or 0),
+            mem_mb=lambda wc: plan(wc).memory_mb,
+            seconds=seconds,
+        )
 
     def job_keys(self, spec: dict, method: str) -> dict:
         """The keys a protocol adds to :meth:`job_config` (none for ``cv_table``, whose job

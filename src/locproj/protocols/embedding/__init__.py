@@ -23,6 +23,7 @@ This module holds the aggregation (:func:`aggregate_embedding`) and the protocol
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 from ...engine.config import NAME_PATTERN, data_file
@@ -118,15 +119,15 @@ class Embedding(Protocol):
     def job_rules(self, config: dict, experiment: str) -> list[JobRule]:
         spec = config["experiments"][experiment]
         return [JobRule(
-            name=f"embed_{experiment}",
-            output=[self.result_path(experiment, "{panel}")],
-            log=f"logs/embed/{experiment}/{{panel}}.log",
+            name="embed_panel",
+            output=["results/{experiment}/panels/{panel}.h5"],
+            log="logs/embed/{experiment}/{panel}.log",
             input=dict(data=lambda wc: data_file(config, spec["panels"][wc.panel]["dataset"])),
             params=dict(panel=lambda wc: with_source(config, spec["panels"][wc.panel]), seed=config["seed"]),
             script="embed_panel.py",
             runtime=10,
             mem_mb=2000,
-            wildcard_constraints=dict(panel=NAME_PATTERN),
+            wildcard_constraints=dict(experiment=re.escape(experiment), panel=NAME_PATTERN),
         )]
 
     def job_method(self, params: dict):

@@ -104,7 +104,7 @@ def snakemake_start(env, repeats: int) -> float:
 PROFILE_PARTS = {
     "config checks (cached after the first run)": r"common\.smk.*check_config|workflow\.py.*checked_once",
     "job rules (cell plans, cost model)": r"experiments\.py.*job_kinds",
-    "code digests of the jobs": r"experiments\.py.*job_code",
+    "code digests of the jobs (kept after the first run)": r"experiments\.py.*job_code",
     "Snakemake: the DAG": r"snakemake/workflow\.py.*_build_dag",
     "Snakefile (all of it, the above included)": r"/Snakefile.*<module>",
 }
@@ -254,7 +254,7 @@ def main() -> None:
             print("| target | jobs | fit jobs | data jobs | aggregations | dry run s |")
             print("|---|---:|---:|---:|---:|---:|")
             for name in names:
-                wall, jobs = dry_run(folder, name, args.mirror)
+                wall, jobs = dry_run(folder, name, args.mirror, env)
                 kinds = job_kinds(jobs, name)
                 print(f"| `{name}` | {kinds['total']} | {kinds.get('fit', 0)} | {kinds.get('data', 0)} | "
                       f"{kinds.get('aggregate', 0)} | {wall:.1f} |")

@@ -82,7 +82,8 @@ PLANNING_CACHE = ".snakemake/locproj/checked"
 
 # an overlay's `replace_experiments` first (it replaces whole experiments, which a merged
 # --configfile cannot), so that the replacements are validated and checked like any experiment;
-# then the checks (check_config). A mistake in the config or data (a UserError) is printed as its message alone, no traceback.
+# then the checks (check_config). A mistake in the config or data (a UserError) is printed as its
+# message alone, no traceback.
 try:
     replace_experiments(config)
     # a method entry's `estimator: module:Class` is looked for as module.py in these folders first:

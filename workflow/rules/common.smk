@@ -158,10 +158,12 @@ def buildable_datasets():
 
 
 def split_targets():
+    """The split files of `split_targets` (name -> its training sizes, a count per class or a fraction
+    of each class, or `holdout`, the LPK split)."""
     return [
-        split_path(config, name, m if m == "holdout" else partition_key(m))
-        for name, ms in config.get("split_targets", {}).items()
-        for m in ms
+        split_path(config, name, size if size == "holdout" else partition_key(size))
+        for name, sizes in config.get("split_targets", {}).items()
+        for size in sizes
     ]
 
 

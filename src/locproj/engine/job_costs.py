@@ -149,8 +149,8 @@ def dataset_size(config: dict, name: str) -> tuple[int, int, int]:
 def training_size(partition: str, samples: int, classes: int) -> tuple[int, int]:
     """(training samples, per class) of a partition: ``m5`` 5 of every class, ``f0.25`` a quarter."""
     if partition.startswith("m"):
-        m = int(partition[1:])
-        return m * classes, m
+        per_class = int(partition[1:])
+        return per_class * classes, per_class
     n = int(round(float(partition[1:]) * samples))
     return n, max(1, n // classes)
 
@@ -193,13 +193,13 @@ def split_terms(config: dict, experiment: str, dataset: str, partition: str, met
     one split of (dataset, partition, method)."""
     spec = config["experiments"][experiment]
     samples, classes, features = dataset_size(config, dataset)
-    n_train, m = training_size(partition, samples, classes)
+    n_train, per_class = training_size(partition, samples, classes)
     entry = spec["methods"][method] or {}
     if entry.get("pca_first"):
         features = min(features, int(entry["pca_first"]))
     declared = _method_spec(config, method, entry)
     raw = not declared.projects          # the classifier on the input: no fit, no grid
-    n_grid = 1 if raw else grid_points(entry, m, declared.neighbor_rule(entry.get("fixed")))
+    n_grid = 1 if raw else grid_points(entry, per_class, declared.neighbor_rule(entry.get("fixed")))
     terms = work_terms(n_train, max(samples - n_train, 1), features, spec.get("n_folds", 5), n_grid,
                        spec.get("p_max", 300), raw=raw)
     return entry.get("estimator") or entry.get("method", method), terms

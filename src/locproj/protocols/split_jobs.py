@@ -207,11 +207,11 @@ class SplitProtocol(Protocol):
 
         method, pca_first = job["method"], job["method_spec"].get("pca_first")
         samples = job.get("split_source", job["dataset"])
-        size = partition_size(partition)
+        training_size = partition_size(partition)      # a count per class, or a fraction of each class
+        per_class = training_size if partition.startswith("m") else None    # None: the training part's smallest class
         # a count per class seeds by the int (as Table 2 always has), a fraction by its key
         fold_seed = derived_seed(job["seed"], job["experiment"], samples,
-                                 size if partition.startswith("m") else partition, split) % (2**32)
-        m = size if partition.startswith("m") else None    # None: the smallest class count of the training part
+                                 partition if per_class is None else per_class, split) % (2**32)
 
         # by name, since raw's jobs never import the registry (nor scikit-learn, most of a job's start-up)
         spec = None if registry_method(method, job["method_spec"]) == RAW_METHOD else job_method(job)
@@ -233,13 +233,13 @@ class SplitProtocol(Protocol):
         result = run_split(
             data.X[train], data.y[train], data.X[test], data.y[test],
             method=method, new_estimator=new_estimator,
-            grid_spec=job["method_spec"].get("grid"), m=m, p_max=job["p_max"], p_limit=p_limit,
+            grid_spec=job["method_spec"].get("grid"), m=per_class, p_max=job["p_max"], p_limit=p_limit,
             classifier=job["classifier"], classifier_params=job["classifier_params"],
             n_folds=job["n_folds"], seed=fold_seed, test_indices=test, n_jobs=n_jobs,
             test_curve=job.get("test_curve", False), ordered=spec is None or spec.ordered, on_error=on_error_of(job),
             neighbors=None if spec is None else spec.neighbor_rule(job["method_spec"].get("fixed")),
             tags=tags,
-            meta={"experiment": job["experiment"], "dataset": job["dataset"], "m": size, "split": split},
+            meta={"experiment": job["experiment"], "dataset": job["dataset"], "m": training_size, "split": split},
         )
         write_result(Path(output), result, provenance_attrs(job, seed=fold_seed))
         return result

@@ -58,6 +58,17 @@ def test_the_wall_time_schedules_the_longest_jobs_first():
     assert "took 6 min 04 s" in plan.end_message(364.0) and "2.00 times" in plan.end_message(364.0)
 
 
+def test_the_remaining_time_is_the_jobs_left_at_the_pace_of_those_done():
+    plan = RunPlan([60.0, 60.0, 30.0, 30.0], slots=2, started=0.0)       # 90 s predicted on two slots
+    assert plan.remaining_seconds([False] * 4, now=0.0) == 90.0
+    # the two 60 s jobs done after 120 s, twice their predicted 60 s: the 30 s left take twice as long
+    assert plan.remaining_seconds([True, True, False, False], now=120.0) == 60.0
+    assert plan.remaining_seconds([True, True, False, False], now=30.0) == 15.0        # or half as long
+    assert plan.remaining_seconds([True] * 4, now=200.0) == 0.0
+    assert plan.progress_message([True, True, False, False], now=120.0) == (
+        "locproj: 2 of 4 jobs done in 2 min 00 s; about 1 min 00 s left")
+
+
 def test_timing_sums_the_benchmark_files_of_an_experiments_jobs(tmp_path):
     config = {"dataset_sizes": {"orl": {"samples": 400, "classes": 40, "features": 1024}},
               "experiments": {"e": {"methods": {"lpp": {}}, "datasets": {"orl": [5]}}}}

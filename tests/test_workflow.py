@@ -53,6 +53,8 @@ def test_tiny_experiment_runs_then_a_second_run_does_nothing(workdir):
     start = re.search(r"locproj: (\d+) jobs on 2 parallel slots, predicted wall time", first.stderr)
     assert start and int(start.group(1)) > 3 * 3
     assert re.search(r"locproj: \d+ jobs took .*; predicted .*times the prediction", first.stderr)
+    # and its remaining time every progress_seconds (1 s in tests/configs/tiny.yaml)
+    assert re.search(r"locproj: \d+ of \d+ jobs done in \d+ min \d\d s; about \d+ min \d\d s left", first.stderr)
     benchmarks = list((workdir / "logs" / "benchmarks" / "fit").rglob("*.tsv"))
     assert len(benchmarks) == 3 * 3 and all("max_rss" in path.read_text() for path in benchmarks)
     metadata = yaml.safe_load((workdir / "results" / "tiny" / "metadata.yaml").read_text())

@@ -6,6 +6,8 @@ from __future__ import annotations
 import copy
 import logging
 import sys
+import threading
+import time
 from pathlib import Path
 
 from threadpoolctl import threadpool_limits
@@ -173,6 +175,22 @@ def job_memory_limits(snakemake):
     if max_memory is not None:
         stack.enter_context(memory_limit(max_memory, f"the config's max_memory ({max_memory})"))
     return stack
+
+
+def report_progress(workflow, plan, jobs, interval: float, log) -> threading.Event:
+    """Log how far the run is and its remaining time (``plan``, a
+    :class:`~locproj.engine.job_costs.RunPlan` of ``jobs``: :meth:`~locproj.engine.job_costs.RunPlan.progress_message`)
+    every ``interval`` seconds from a thread of Snakemake's process, until the returned event is
+    set. It reads which jobs the DAG has finished, so it reports under any executor (local cores, a
+    cluster's jobs)."""
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not stop.wait(interval):
+            log(plan.progress_message([workflow.dag.finished(job) for job in jobs], time.time()))
+
+    threading.Thread(target=loop, name="locproj progress", daemon=True).start()
+    return stop
 
 
 def drop_local_rate_limiter(workflow) -> None:

@@ -29,7 +29,12 @@ from locproj.engine import planning
 from locproj.engine.job_costs import RunPlan
 from locproj.engine.resources import job_resources
 from locproj.errors import UserError, user_error_message
-from locproj.workflow import checked_once, drop_local_rate_limiter, validate_config
+from locproj.workflow import (
+    checked_once,
+    drop_local_rate_limiter,
+    report_progress,
+    validate_config,
+)
 from locproj.report.fidelity import paper_title
 from locproj.experiments import (
     aggregation_code,
@@ -263,29 +268,43 @@ def run_plan():
         if workflow.local_exec
         else workflow.resource_settings.nodes
     )
-    seconds = []
-    for job in workflow.dag.needrun_jobs():
+    jobs, seconds = list(workflow.dag.needrun_jobs()), []
+    for job in jobs:
         estimate = JOB_SECONDS.get(job.rule.name)
         seconds.append(estimate(job.wildcards) if callable(estimate) else estimate)
-    return RunPlan(seconds, slots or 1, time.time())
+    return RunPlan(seconds, slots or 1, time.time()), jobs
 
 
-RUN_PLAN = []
+RUN_PLAN, PROGRESS = [], []
 
 
 # a local run's scheduler plans when a job finishes, not on ever more rate-limit timers
-# (locproj.workflow.drop_local_rate_limiter); the run's predicted wall time, in its log
+# (locproj.workflow.drop_local_rate_limiter); the run's predicted wall time, in its log, and its
+# remaining time every `progress_seconds` (from the pace of the jobs done: locproj.workflow.report_progress)
 onstart:
     drop_local_rate_limiter(workflow)
-    RUN_PLAN.append(run_plan())
-    logger.info(RUN_PLAN[-1].start_message())
+    plan, jobs = run_plan()
+    RUN_PLAN.append(plan)
+    logger.info(plan.start_message())
+    PROGRESS.append(
+        report_progress(
+            workflow, plan, jobs, config["progress_seconds"], logger.info
+        )
+    )
 
 
 # the run ends with its wall time against the prediction, and one list of the cells whose method
 # failed (on_error: record; the tables mark them)
 onsuccess:
+    for stop in PROGRESS:
+        stop.set()
     if RUN_PLAN:
         logger.info(RUN_PLAN[-1].end_message(time.time()))
     failures = failure_summary(config)
     if failures:
         print(failures, file=sys.stderr)
+
+
+onerror:
+    for stop in PROGRESS:
+        stop.set()

@@ -354,8 +354,21 @@ class RunPlan:
     def __init__(self, job_seconds: list[float | None], slots: int, started: float):
         self.n_jobs, self.n_estimated = len(job_seconds), sum(s is not None for s in job_seconds)
         self.slots, self.started = max(1, slots), started
-        self.seconds = predicted_wall_seconds(
-            [UNESTIMATED_SECONDS if s is None else s for s in job_seconds], self.slots)
+        self.job_seconds = [UNESTIMATED_SECONDS if s is None else s for s in job_seconds]
+        self.seconds = predicted_wall_seconds(self.job_seconds, self.slots)
+
+    def remaining_seconds(self, done: list[bool], now: float) -> float:
+        """The predicted wall time of the jobs not ``done`` (one flag per job, in the order given),
+        at the pace of those done: their measured time over their predicted share of the run."""
+        left = predicted_wall_seconds([s for s, finished in zip(self.job_seconds, done) if not finished], self.slots)
+        predicted_so_far = self.seconds - left
+        pace = (now - self.started) / predicted_so_far if predicted_so_far > 0 else 1.0
+        return left * pace
+
+    def progress_message(self, done: list[bool], now: float) -> str:
+        """How far the run is and its remaining time (:meth:`remaining_seconds`)."""
+        return (f"locproj: {sum(done)} of {self.n_jobs} jobs done in {_duration(now - self.started)}; about "
+                f"{_duration(self.remaining_seconds(done, now))} left")
 
     def start_message(self) -> str:
         return (f"locproj: {self.n_jobs} jobs on {self.slots} parallel slots, predicted wall time "
